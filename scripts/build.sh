@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Configures and builds ptxbench into build/ (Release-with-debug-info, Ninja, ccache).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${PTXBENCH_BUILD_DIR:-$root/build}"
+cmake -S "$root" -B "$build_dir" -G Ninja ${PTXBENCH_CMAKE_ARGS:-} >/dev/null
+cmake --build "$build_dir" -j "$(nproc)"

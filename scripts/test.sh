@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs the whole test suite that needs no GPU (ctest -LE gpu).
+# On a GPU machine, `scripts/test.sh -L gpu` runs the GPU tests instead.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+"$root/scripts/setup.sh"
+"$root/scripts/build.sh"
+cd "${PTXBENCH_BUILD_DIR:-$root/build}"
+if [ $# -eq 0 ]; then set -- -LE gpu; fi
+ctest --output-on-failure --timeout 600 -j "$(nproc)" "$@"

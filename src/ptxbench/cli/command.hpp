@@ -1,0 +1,33 @@
+// The subcommand table: one file per subcommand (cli/<name>_command.cpp) defines its `add`
+// function; commands.cpp lists them. Exit codes: 0 ok, 1 the evaluated thing failed,
+// 2 usage or input error, 3 internal error.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <span>
+#include <string_view>
+
+namespace ptxbench::cli {
+
+enum ExitCode : int { kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitInternal = 3 };
+
+struct CommandContext {
+  int exit_code = kExitOk;  // set by the command's callback
+};
+
+struct CommandSpec {
+  std::string_view name;
+  std::string_view summary;
+  bool needs_gpu;  // for the full result; every command also runs without one
+  void (*add)(CLI::App& app, CommandContext& context);
+};
+
+std::span<const CommandSpec> commands();
+
+void add_tasks_command(CLI::App& app, CommandContext& context);
+void add_eval_command(CLI::App& app, CommandContext& context);
+void add_prompt_command(CLI::App& app, CommandContext& context);
+void add_run_command(CLI::App& app, CommandContext& context);
+void add_demo_command(CLI::App& app, CommandContext& context);
+void add_report_command(CLI::App& app, CommandContext& context);
+
+}  // namespace ptxbench::cli

@@ -1,0 +1,153 @@
+// The verdict of one candidate on one task and arch: every stage with its status and time, the
+// compiler's resources, per-kernel instruction-family evidence, and per-workload correctness and
+// timing. Serialised as versioned JSON (evaluation_json.hpp); docs/result-schema.md describes it.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ptxbench/arch/arch.hpp"
+
+namespace ptxbench::eval {
+
+inline constexpr int kSchemaVersion = 1;
+
+// In pipeline order; the first failing stage stops the chain.
+enum class Stage { kExtract, kLint, kCompile, kStaticSass, kSanitize, kCorrectness, kDynamicSass, kTiming };
+
+enum class StageStatus {
+  kPassed,
+  kFailed,
+  kSkipped,  // not reached: an earlier stage failed
+  kNotRun,   // could not run here (no GPU of the arch): never reported as passed
+};
+
+// The one overall status. Error-taxonomy order: earlier entries are earlier failures.
+enum class Verdict {
+  kNoCode,                   // the response holds no code block
+  kForbidden,                // library use (cuBLAS, cuDNN, dlopen ...) or a foreign kernel at run time
+  kCompileError,
+  kNotRun,                   // compiled and statically checked; GPU stages not run on this machine
+  kSanitizerError,
+  kRuntimeError,             // fault, abort, out of memory, bad return from run()
+  kTimeout,
+  kIncorrectShape,           // wrong output shape/dtype or outputs not written
+  kIncorrectNumerical,
+  kInputsModified,
+  kInstructionsNotExecuted,  // correct, but a requested family did not execute substantially
+  kPassed,                   // correct and every requested family executed substantially
+  kInternalError,            // ptxbench or its environment failed; not the candidate's fault
+};
+
+std::string_view to_string(Stage stage);
+std::string_view to_string(StageStatus status);
+std::string_view to_string(Verdict verdict);  // "COMPILE_ERROR", ...
+std::optional<Stage> parse_stage(std::string_view name);
+std::optional<StageStatus> parse_stage_status(std::string_view name);
+std::optional<Verdict> parse_verdict(std::string_view name);
+bool is_correct(Verdict verdict);  // kInstructionsNotExecuted or kPassed
+
+struct StageRecord {
+  Stage stage = Stage::kExtract;
+  StageStatus status = StageStatus::kSkipped;
+  double seconds = 0;
+  std::string message;  // first lines of the reason on failure; what was skipped and why
+};
+
+struct CompileInfo {
+  std::vector<std::string> command;  // the exact nvcc argv
+  double seconds = 0;
+  std::string log;                   // nvcc + ptxas output (capped)
+  bool log_truncated = false;
+};
+
+// One kernel (a __global__ function) of the candidate's cubin.
+struct KernelReport {
+  std::string name;          // mangled, as in the cubin
+  std::string display_name;  // demangled when possible
+  int registers = 0;
+  int shared_bytes = 0;      // static shared memory per ptxas
+  int spill_store_bytes = 0;
+  int spill_load_bytes = 0;
+  std::map<std::string, std::int64_t> static_families;    // family -> instruction count in SASS
+  std::map<std::string, std::int64_t> executed_families;  // family -> warp-level executions
+};
+
+// Evidence for one instruction family across the candidate's kernels.
+struct FamilyEvidence {
+  std::string family;                    // "GMMA", "TMA", "SYNCS", "UTCMMA", ...
+  bool requested = false;
+  std::int64_t static_count = 0;
+  std::optional<std::int64_t> executed_count;  // nullopt: not measured (no GPU, or inconclusive)
+  std::optional<double> flop_share;      // tensor-core families: share of the task's FLOPs
+  bool substantial = false;              // executed and (for tensor-core families) share >= threshold
+};
+
+struct OutputCheck {
+  std::string name;
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  double matched_ratio = 0;
+  std::int64_t first_bad_index = -1;  // flat index of the first failing element, -1 if none
+  std::int64_t nan_count = 0;
+  std::int64_t inf_count = 0;
+  bool passed = false;
+};
+
+struct TimingStats {
+  double median_ms = 0;
+  double q1_ms = 0;
+  double q3_ms = 0;
+  double min_ms = 0;
+  double max_ms = 0;
+  int samples = 0;
+  int dropped_throttled = 0;
+  double relative_noise = 0;        // IQR / median, say
+  double sm_clock_mhz = 0;          // median SM clock over kept samples
+  int kernels_per_call = 0;         // every kernel one call launched, on any stream
+  bool converged = false;           // stopped on noise, not on the time limit
+};
+
+struct WorkloadResult {
+  std::string workload;
+  bool headline = false;
+  Verdict status = Verdict::kNotRun;
+  std::string message;
+  int trials = 0;
+  std::vector<OutputCheck> outputs;
+  std::optional<TimingStats> candidate;
+  std::optional<TimingStats> baseline;
+  std::optional<double> speedup;    // baseline median / candidate median
+  std::optional<double> tflops;     // task FLOPs / candidate median
+};
+
+struct Evaluation {
+  int schema_version = kSchemaVersion;
+  std::string task;
+  arch::Arch arch = arch::Arch::kHopper;
+  std::string source_name;          // file the candidate came from (may be empty)
+  std::string source_hash;          // of the extracted code
+  Verdict verdict = Verdict::kInternalError;
+  std::string message;              // one line: why this verdict
+  std::vector<StageRecord> stages;
+  CompileInfo compile;
+  std::vector<KernelReport> kernels;
+  std::vector<FamilyEvidence> families;
+  std::vector<WorkloadResult> workloads;
+  std::map<std::string, std::string> toolchain;  // "nvcc", "cuobjdump", "driver", "gpu", ...
+  std::string created_at;           // ISO-8601 UTC
+  double wall_seconds = 0;
+
+  const StageRecord* find_stage(Stage stage) const;
+  StageRecord& stage(Stage stage);  // adds it (skipped) when absent
+  bool correct() const { return is_correct(verdict); }
+  bool verified() const { return verdict == Verdict::kPassed; }
+  // The looser rule of the original research: correct and any requested family executed.
+  bool any_requested_executed() const;
+  std::optional<double> headline_speedup() const;
+};
+
+}  // namespace ptxbench::eval

@@ -1,0 +1,216 @@
+#include "ptxbench/eval/evaluation_json.hpp"
+
+#include <fmt/format.h>
+
+namespace ptxbench::eval {
+namespace {
+using nlohmann::json;
+
+template <class T>
+void put_optional(json& j, const char* key, const std::optional<T>& value) {
+  j[key] = value ? json(*value) : json(nullptr);
+}
+
+template <class T>
+std::optional<T> get_optional(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  return it->get<T>();
+}
+
+template <class T>
+T get_or(const json& j, const char* key, T fallback) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  return it->get<T>();
+}
+
+json timing_to_json(const TimingStats& t) {
+  return {{"median_ms", t.median_ms},       {"q1_ms", t.q1_ms},
+          {"q3_ms", t.q3_ms},               {"min_ms", t.min_ms},
+          {"max_ms", t.max_ms},             {"samples", t.samples},
+          {"dropped_throttled", t.dropped_throttled},
+          {"relative_noise", t.relative_noise},
+          {"sm_clock_mhz", t.sm_clock_mhz}, {"kernels_per_call", t.kernels_per_call},
+          {"converged", t.converged}};
+}
+
+TimingStats timing_from_json(const json& j) {
+  TimingStats t;
+  t.median_ms = j.at("median_ms").get<double>();
+  t.q1_ms = get_or(j, "q1_ms", 0.0);
+  t.q3_ms = get_or(j, "q3_ms", 0.0);
+  t.min_ms = get_or(j, "min_ms", 0.0);
+  t.max_ms = get_or(j, "max_ms", 0.0);
+  t.samples = get_or(j, "samples", 0);
+  t.dropped_throttled = get_or(j, "dropped_throttled", 0);
+  t.relative_noise = get_or(j, "relative_noise", 0.0);
+  t.sm_clock_mhz = get_or(j, "sm_clock_mhz", 0.0);
+  t.kernels_per_call = get_or(j, "kernels_per_call", 0);
+  t.converged = get_or(j, "converged", false);
+  return t;
+}
+
+template <class E>
+E parse_enum(const json& j, const char* key, std::optional<E> (*parse)(std::string_view)) {
+  auto text = j.at(key).get<std::string>();
+  auto value = parse(text);
+  if (!value) throw std::invalid_argument(fmt::format("{}: unknown value '{}'", key, text));
+  return *value;
+}
+
+}  // namespace
+
+json to_json(const Evaluation& e) {
+  json j;
+  j["schema_version"] = e.schema_version;
+  j["task"] = e.task;
+  j["arch"] = std::string(arch::to_string(e.arch));
+  j["source_name"] = e.source_name;
+  j["source_hash"] = e.source_hash;
+  j["verdict"] = std::string(to_string(e.verdict));
+  j["message"] = e.message;
+  j["created_at"] = e.created_at;
+  j["wall_seconds"] = e.wall_seconds;
+  j["stages"] = json::array();
+  for (const auto& s : e.stages) {
+    j["stages"].push_back({{"stage", std::string(to_string(s.stage))},
+                           {"status", std::string(to_string(s.status))},
+                           {"seconds", s.seconds},
+                           {"message", s.message}});
+  }
+  j["compile"] = {{"command", e.compile.command},
+                  {"seconds", e.compile.seconds},
+                  {"log", e.compile.log},
+                  {"log_truncated", e.compile.log_truncated}};
+  j["kernels"] = json::array();
+  for (const auto& k : e.kernels) {
+    j["kernels"].push_back({{"name", k.name},
+                            {"display_name", k.display_name},
+                            {"registers", k.registers},
+                            {"shared_bytes", k.shared_bytes},
+                            {"spill_store_bytes", k.spill_store_bytes},
+                            {"spill_load_bytes", k.spill_load_bytes},
+                            {"static_families", k.static_families},
+                            {"executed_families", k.executed_families}});
+  }
+  j["families"] = json::array();
+  for (const auto& f : e.families) {
+    json fj{{"family", f.family},
+            {"requested", f.requested},
+            {"static_count", f.static_count},
+            {"substantial", f.substantial}};
+    put_optional(fj, "executed_count", f.executed_count);
+    put_optional(fj, "flop_share", f.flop_share);
+    j["families"].push_back(fj);
+  }
+  j["workloads"] = json::array();
+  for (const auto& w : e.workloads) {
+    json wj{{"workload", w.workload},
+            {"headline", w.headline},
+            {"status", std::string(to_string(w.status))},
+            {"message", w.message},
+            {"trials", w.trials}};
+    wj["outputs"] = json::array();
+    for (const auto& o : w.outputs) {
+      wj["outputs"].push_back({{"name", o.name},
+                               {"max_abs_error", o.max_abs_error},
+                               {"max_rel_error", o.max_rel_error},
+                               {"matched_ratio", o.matched_ratio},
+                               {"first_bad_index", o.first_bad_index},
+                               {"nan_count", o.nan_count},
+                               {"inf_count", o.inf_count},
+                               {"passed", o.passed}});
+    }
+    wj["candidate"] = w.candidate ? timing_to_json(*w.candidate) : json(nullptr);
+    wj["baseline"] = w.baseline ? timing_to_json(*w.baseline) : json(nullptr);
+    put_optional(wj, "speedup", w.speedup);
+    put_optional(wj, "tflops", w.tflops);
+    j["workloads"].push_back(wj);
+  }
+  j["toolchain"] = e.toolchain;
+  return j;
+}
+
+util::Expected<Evaluation> evaluation_from_json(const json& j) {
+  try {
+    Evaluation e;
+    e.schema_version = j.at("schema_version").get<int>();
+    if (e.schema_version != kSchemaVersion) {
+      return util::make_error(fmt::format("schema_version {} is not supported (this build reads {})",
+                                          e.schema_version, kSchemaVersion));
+    }
+    e.task = j.at("task").get<std::string>();
+    auto a = arch::parse(j.at("arch").get<std::string>());
+    if (!a) return util::make_error("arch: unknown value");
+    e.arch = *a;
+    e.source_name = get_or<std::string>(j, "source_name", "");
+    e.source_hash = get_or<std::string>(j, "source_hash", "");
+    e.verdict = parse_enum<Verdict>(j, "verdict", &parse_verdict);
+    e.message = get_or<std::string>(j, "message", "");
+    e.created_at = get_or<std::string>(j, "created_at", "");
+    e.wall_seconds = get_or(j, "wall_seconds", 0.0);
+    for (const auto& s : j.value("stages", json::array())) {
+      e.stages.push_back(StageRecord{.stage = parse_enum<Stage>(s, "stage", &parse_stage),
+                                     .status = parse_enum<StageStatus>(s, "status", &parse_stage_status),
+                                     .seconds = get_or(s, "seconds", 0.0),
+                                     .message = get_or<std::string>(s, "message", "")});
+    }
+    if (auto c = j.find("compile"); c != j.end() && c->is_object()) {
+      e.compile.command = c->value("command", std::vector<std::string>{});
+      e.compile.seconds = get_or(*c, "seconds", 0.0);
+      e.compile.log = get_or<std::string>(*c, "log", "");
+      e.compile.log_truncated = get_or(*c, "log_truncated", false);
+    }
+    for (const auto& k : j.value("kernels", json::array())) {
+      KernelReport r;
+      r.name = k.at("name").get<std::string>();
+      r.display_name = get_or<std::string>(k, "display_name", r.name);
+      r.registers = get_or(k, "registers", 0);
+      r.shared_bytes = get_or(k, "shared_bytes", 0);
+      r.spill_store_bytes = get_or(k, "spill_store_bytes", 0);
+      r.spill_load_bytes = get_or(k, "spill_load_bytes", 0);
+      r.static_families = k.value("static_families", std::map<std::string, std::int64_t>{});
+      r.executed_families = k.value("executed_families", std::map<std::string, std::int64_t>{});
+      e.kernels.push_back(std::move(r));
+    }
+    for (const auto& f : j.value("families", json::array())) {
+      e.families.push_back(FamilyEvidence{
+          .family = f.at("family").get<std::string>(),
+          .requested = get_or(f, "requested", false),
+          .static_count = get_or<std::int64_t>(f, "static_count", 0),
+          .executed_count = get_optional<std::int64_t>(f, "executed_count"),
+          .flop_share = get_optional<double>(f, "flop_share"),
+          .substantial = get_or(f, "substantial", false)});
+    }
+    for (const auto& w : j.value("workloads", json::array())) {
+      WorkloadResult r;
+      r.workload = w.at("workload").get<std::string>();
+      r.headline = get_or(w, "headline", false);
+      r.status = parse_enum<Verdict>(w, "status", &parse_verdict);
+      r.message = get_or<std::string>(w, "message", "");
+      r.trials = get_or(w, "trials", 0);
+      for (const auto& o : w.value("outputs", json::array())) {
+        r.outputs.push_back(OutputCheck{.name = o.at("name").get<std::string>(),
+                                        .max_abs_error = get_or(o, "max_abs_error", 0.0),
+                                        .max_rel_error = get_or(o, "max_rel_error", 0.0),
+                                        .matched_ratio = get_or(o, "matched_ratio", 0.0),
+                                        .first_bad_index = get_or<std::int64_t>(o, "first_bad_index", -1),
+                                        .nan_count = get_or<std::int64_t>(o, "nan_count", 0),
+                                        .inf_count = get_or<std::int64_t>(o, "inf_count", 0),
+                                        .passed = get_or(o, "passed", false)});
+      }
+      if (auto c = w.find("candidate"); c != w.end() && c->is_object()) r.candidate = timing_from_json(*c);
+      if (auto b = w.find("baseline"); b != w.end() && b->is_object()) r.baseline = timing_from_json(*b);
+      r.speedup = get_optional<double>(w, "speedup");
+      r.tflops = get_optional<double>(w, "tflops");
+      e.workloads.push_back(std::move(r));
+    }
+    e.toolchain = j.value("toolchain", std::map<std::string, std::string>{});
+    return e;
+  } catch (const std::exception& ex) {
+    return util::make_error(std::string("evaluation JSON: ") + ex.what());
+  }
+}
+
+}  // namespace ptxbench::eval

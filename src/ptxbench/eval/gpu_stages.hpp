@@ -1,0 +1,36 @@
+// The seam between the CPU pipeline (stages 1-4) and the GPU stages 5-8 (sanitize, correctness,
+// dynamic SASS, timing). The real implementation runs the candidate in ptxbench-worker
+// processes; tests substitute a fake.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "ptxbench/arch/arch.hpp"
+#include "ptxbench/eval/evaluation.hpp"
+#include "ptxbench/sass/sass.hpp"
+#include "ptxbench/task/task.hpp"
+
+namespace ptxbench::eval {
+
+// What stages 1-4 produced and the GPU stages consume. The shared object is the binary that
+// was inspected; it is never rebuilt.
+struct CompiledCandidate {
+  std::filesystem::path shared_object;  // built by nvcc, exports __tvm_ffi_run
+  std::filesystem::path cubin;          // extracted from it, for the arch
+  std::string source_hash;
+  sass::SassModule sass;                // per-kernel, per-pc disassembly of that cubin
+};
+
+class GpuStages {
+ public:
+  virtual ~GpuStages() = default;
+  // Whether a GPU that runs `arch` code is present; when false `why` says what was found.
+  virtual bool available(arch::Arch arch, std::string& why) = 0;
+  // Runs stages 5-8, filling their StageRecords, workloads, families' executed counts and the
+  // verdict. Never throws for anything the candidate does.
+  virtual void run(const task::Task& task, const CompiledCandidate& candidate,
+                   Evaluation& evaluation) = 0;
+};
+
+}  // namespace ptxbench::eval

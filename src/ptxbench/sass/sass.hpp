@@ -1,0 +1,60 @@
+// Static SASS: the disassembly of a candidate's cubin, per kernel and per instruction, and the
+// instruction families ptxbench tracks (Hopper GMMA/TMA/SYNCS/..., Blackwell UTCMMA/TMEM/...).
+// Needs no GPU.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ptxbench/arch/arch.hpp"
+#include "ptxbench/util/expected.hpp"
+#include "ptxbench/util/process.hpp"
+
+namespace ptxbench::sass {
+
+struct SassInstruction {
+  std::uint32_t offset = 0;  // byte offset within the kernel's code, as nvdisasm/cuobjdump print
+                             // it and as CUPTI's pcOffset reports it
+  std::string opcode;        // with modifiers: "HGMMA.64x128x16.F32.BF16"
+  std::string family;        // "GMMA", "TMA", ... or empty when untracked
+};
+
+struct SassKernel {
+  std::string name;                                  // mangled function name
+  std::vector<SassInstruction> instructions;
+  std::map<std::string, std::int64_t> family_counts; // static count per tracked family
+};
+
+struct SassModule {
+  std::vector<SassKernel> kernels;
+  std::string tool_version;  // the disassembler's version line
+};
+
+// Tracked family of an opcode for an arch ("" when untracked). Families:
+//   Hopper:    GMMA (HGMMA/IGMMA/QGMMA/BGMMA), TMA (UTMALDG/UTMASTG/UTMAREDG/UTMAPF/UBLKCP/UBLKRED),
+//              SYNCS (mbarrier), WARPGROUP (WARPGROUP.ARRIVE/DEPBAR), SETMAXNREG (USETMAXREG),
+//              STSM (stmatrix)
+//   Blackwell: UTCMMA (UTC*MMA), UTCBAR (tcgen05.commit), TMEM (LDTM/STTM/UTMEM*/tcgen05.alloc),
+//              TMA, SYNCS
+std::string family_of(std::string_view opcode, arch::Arch arch);
+
+// Tensor-core families whose executed FLOPs are counted against the task's FLOPs.
+bool is_tensor_core_family(std::string_view family);
+// FLOPs of one warp-level execution of a tensor-core instruction, from its shape modifier
+// (HGMMA.64x128x16 -> 2*64*128*16); nullopt when the shape cannot be read.
+std::optional<double> flops_per_execution(std::string_view opcode);
+
+// Parses nvdisasm/cuobjdump -sass text into kernels and instructions.
+util::Expected<SassModule> parse_disassembly(std::string_view text, arch::Arch arch);
+
+// Extracts the cubin for the arch from a shared object (or takes a cubin as is) and
+// disassembles it with the cuobjdump/nvdisasm of the PyPI wheels or the CUDA toolkit.
+util::Expected<SassModule> disassemble(util::ProcessRunner& runner,
+                                       const std::filesystem::path& binary, arch::Arch arch,
+                                       const std::filesystem::path& work_dir);
+
+}  // namespace ptxbench::sass

@@ -1,0 +1,244 @@
+#include "ptxbench/util/process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fmt/format.h>
+#include <map>
+
+#include "ptxbench/util/check.hpp"
+
+extern char** environ;
+
+namespace ptxbench::util {
+namespace {
+
+// Owns one file descriptor; closes it on destruction.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Fd& operator=(Fd&& other) noexcept {
+    reset();
+    fd_ = std::exchange(other.fd_, -1);
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { reset(); }
+  int get() const { return fd_; }
+  void reset() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+struct Pipe {
+  Fd read;
+  Fd write;
+};
+
+Pipe make_pipe() {
+  int fds[2];
+  PTXBENCH_CHECK(::pipe2(fds, O_CLOEXEC) == 0, std::strerror(errno));
+  return Pipe{Fd(fds[0]), Fd(fds[1])};
+}
+
+std::vector<std::string> merged_environment(
+    const std::vector<std::pair<std::string, std::string>>& overrides) {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string entry(*e);
+    auto eq = entry.find('=');
+    if (eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  for (const auto& [key, value] : overrides) env[key] = value;
+  std::vector<std::string> out;
+  out.reserve(env.size());
+  for (const auto& [key, value] : env) out.push_back(key + "=" + value);
+  return out;
+}
+
+std::vector<char*> c_strings(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// Appends what is readable on `fd` to `sink` up to `cap`; returns false at end of stream.
+bool drain(int fd, std::string& sink, std::size_t cap, bool& truncated) {
+  char buffer[65536];
+  ssize_t n = ::read(fd, buffer, sizeof buffer);
+  if (n < 0) return errno == EINTR || errno == EAGAIN;
+  if (n == 0) return false;
+  std::size_t room = sink.size() < cap ? cap - sink.size() : 0;
+  std::size_t keep = std::min<std::size_t>(room, static_cast<std::size_t>(n));
+  sink.append(buffer, keep);
+  if (keep < static_cast<std::size_t>(n)) truncated = true;
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::filesystem::path> find_in_path(const std::string& name) {
+  if (name.find('/') != std::string::npos) {
+    if (::access(name.c_str(), X_OK) == 0) return std::filesystem::path(name);
+    return std::nullopt;
+  }
+  const char* path = std::getenv("PATH");
+  std::string_view rest = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  while (!rest.empty()) {
+    auto colon = rest.find(':');
+    std::string dir(rest.substr(0, colon));
+    rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
+    if (dir.empty()) continue;
+    std::filesystem::path candidate = std::filesystem::path(dir) / name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return std::nullopt;
+}
+
+std::string ProcessResult::describe_end() const {
+  if (!started) return "could not start: " + spawn_error;
+  if (timed_out) return fmt::format("timed out after {:.1f} s", wall.count() / 1000.0);
+  if (term_signal != 0) return fmt::format("killed by signal {} ({})", term_signal,
+                                           ::strsignal(term_signal));
+  return fmt::format("exit {}", exit_code);
+}
+
+ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
+  PTXBENCH_CHECK(!spec.argv.empty(), "empty argv");
+  ProcessResult result;
+  auto exe = find_in_path(spec.argv[0]);
+  if (!exe) {
+    result.spawn_error = spec.argv[0] + ": not found";
+    return result;
+  }
+
+  // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
+  std::string exe_path = exe->string();
+  std::vector<std::string> argv = spec.argv;
+  std::vector<std::string> envp = merged_environment(spec.env);
+  auto argv_c = c_strings(argv);
+  auto envp_c = c_strings(envp);
+  std::string workdir = spec.working_dir.string();
+  Pipe out = make_pipe(), err = make_pipe(), in = make_pipe(), exec_status = make_pipe();
+  Fd dev_null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = ::fork();
+  PTXBENCH_CHECK(pid >= 0, std::strerror(errno));
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    int stdin_fd = spec.stdin_text ? in.read.get() : dev_null.get();
+    ::dup2(stdin_fd, STDIN_FILENO);
+    ::dup2(out.write.get(), STDOUT_FILENO);
+    ::dup2(err.write.get(), STDERR_FILENO);
+    if (spec.address_space_limit_bytes) {
+      rlimit limit{*spec.address_space_limit_bytes, *spec.address_space_limit_bytes};
+      ::setrlimit(RLIMIT_AS, &limit);
+    }
+    if (!workdir.empty() && ::chdir(workdir.c_str()) != 0) {
+      int e = errno;
+      [[maybe_unused]] auto w = ::write(exec_status.write.get(), &e, sizeof e);
+      ::_exit(127);
+    }
+    ::execve(exe_path.c_str(), argv_c.data(), envp_c.data());
+    int e = errno;
+    [[maybe_unused]] auto w = ::write(exec_status.write.get(), &e, sizeof e);
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // also from the parent, so the group exists before any kill
+  out.write.reset();
+  err.write.reset();
+  in.read.reset();
+  exec_status.write.reset();
+
+  int exec_errno = 0;
+  if (::read(exec_status.read.get(), &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
+    ::waitpid(pid, nullptr, 0);
+    result.spawn_error = fmt::format("{}: {}", exe_path, std::strerror(exec_errno));
+    return result;
+  }
+  result.started = true;
+
+  // Feed stdin (non-blocking) while reading both outputs, until both close or the deadline.
+  std::string_view pending = spec.stdin_text ? std::string_view(*spec.stdin_text) : "";
+  if (spec.stdin_text) {
+    ::fcntl(in.write.get(), F_SETFL, O_NONBLOCK);
+    if (pending.empty()) in.write.reset();
+  } else {
+    in.write.reset();
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+  bool out_open = true, err_open = true;
+  auto deadline = start + spec.timeout;
+  while (out_open || err_open) {
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) {
+      result.timed_out = true;
+      break;
+    }
+    pollfd fds[3];
+    nfds_t n = 0;
+    int out_i = -1, err_i = -1, in_i = -1;
+    if (out_open) { out_i = static_cast<int>(n); fds[n++] = {out.read.get(), POLLIN, 0}; }
+    if (err_open) { err_i = static_cast<int>(n); fds[n++] = {err.read.get(), POLLIN, 0}; }
+    if (in.write.get() >= 0) { in_i = static_cast<int>(n); fds[n++] = {in.write.get(), POLLOUT, 0}; }
+    auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+    int ready = ::poll(fds, n, static_cast<int>(std::min<long long>(wait_ms, 1000)) + 1);
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    if (out_i >= 0 && fds[out_i].revents != 0)
+      out_open = drain(out.read.get(), result.stdout_text, spec.output_cap_bytes,
+                       result.stdout_truncated);
+    if (err_i >= 0 && fds[err_i].revents != 0)
+      err_open = drain(err.read.get(), result.stderr_text, spec.output_cap_bytes,
+                       result.stderr_truncated);
+    if (in_i >= 0 && fds[in_i].revents != 0) {
+      ssize_t w = ::write(in.write.get(), pending.data(), pending.size());
+      if (w > 0) pending.remove_prefix(static_cast<std::size_t>(w));
+      if (pending.empty() || (w < 0 && errno != EAGAIN && errno != EINTR)) in.write.reset();
+    }
+  }
+  in.write.reset();
+
+  // Reap: on deadline kill the whole group; otherwise wait (bounded by the same deadline).
+  int status = 0;
+  for (;;) {
+    if (result.timed_out) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      break;
+    }
+    pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      result.timed_out = true;
+      continue;
+    }
+    ::usleep(2000);
+  }
+  ::kill(-pid, SIGKILL);  // leftovers of the group (children that outlived their parent)
+  result.wall = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
+  if (!result.timed_out) {
+    if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) result.term_signal = WTERMSIG(status);
+  }
+  return result;
+}
+
+}  // namespace ptxbench::util
