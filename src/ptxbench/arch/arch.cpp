@@ -1,7 +1,7 @@
 #include "ptxbench/arch/arch.hpp"
 
-#include <array>
 #include <fmt/format.h>
+#include <array>
 
 namespace ptxbench::arch {
 namespace {
@@ -11,8 +11,12 @@ constexpr std::array<ArchInfo, 2> kArchs{{
 }};
 }  // namespace
 
-const ArchInfo& info(Arch arch) { return kArchs[static_cast<std::size_t>(arch)]; }
-std::string_view to_string(Arch arch) { return info(arch).name; }
+const ArchInfo& info(Arch arch) {
+  return kArchs[static_cast<std::size_t>(arch)];
+}
+std::string_view to_string(Arch arch) {
+  return info(arch).name;
+}
 
 std::optional<Arch> parse(std::string_view name) {
   for (const auto& a : kArchs) {

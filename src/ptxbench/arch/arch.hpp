@@ -11,12 +11,12 @@ enum class Arch { kHopper, kBlackwell };
 
 struct ArchInfo {
   Arch arch;
-  std::string_view name;           // "hopper": the name in task files, CLI and results
-  std::string_view sm;             // "sm_90a": the cubin's target
-  std::string_view compute;        // "compute_90a"
-  int compute_capability_major;    // a GPU of this major version runs the cubin
+  std::string_view name;         // "hopper": the name in task files, CLI and results
+  std::string_view sm;           // "sm_90a": the cubin's target
+  std::string_view compute;      // "compute_90a"
+  int compute_capability_major;  // a GPU of this major version runs the cubin
   int compute_capability_minor;
-  std::string_view gpus;           // for humans: "H100, H200"
+  std::string_view gpus;  // for humans: "H100, H200"
 };
 
 const ArchInfo& info(Arch arch);

@@ -8,10 +8,10 @@ namespace ptxbench::util {
 [[noreturn]] void throw_check_failure(const char* file, int line, const std::string& what);
 }  // namespace ptxbench::util
 
-#define PTXBENCH_CHECK(cond, message)                                         \
-  do {                                                                        \
-    if (!(cond)) {                                                            \
-      ::ptxbench::util::throw_check_failure(__FILE__, __LINE__,               \
+#define PTXBENCH_CHECK(cond, message)                                             \
+  do {                                                                            \
+    if (!(cond)) {                                                                \
+      ::ptxbench::util::throw_check_failure(__FILE__, __LINE__,                   \
                                             std::string(#cond ": ") + (message)); \
-    }                                                                         \
+    }                                                                             \
   } while (false)

@@ -15,7 +15,7 @@ struct Error {
 template <class T>
 class Expected {
  public:
-  Expected(T value) : state_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Expected(T value) : state_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
   Expected(Error error) : state_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool has_value() const { return std::holds_alternative<T>(state_); }
@@ -35,6 +35,8 @@ class Expected {
   std::variant<T, Error> state_;
 };
 
-inline Error make_error(std::string message) { return Error{std::move(message)}; }
+inline Error make_error(std::string message) {
+  return Error{std::move(message)};
+}
 
 }  // namespace ptxbench::util

@@ -25,6 +25,8 @@ class Fnv1a64 {
   std::uint64_t state_ = 0xcbf29ce484222325ULL;
 };
 
-inline std::string hash_hex(std::string_view bytes) { return Fnv1a64().add(bytes).hex(); }
+inline std::string hash_hex(std::string_view bytes) {
+  return Fnv1a64().add(bytes).hex();
+}
 
 }  // namespace ptxbench::util

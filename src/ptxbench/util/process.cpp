@@ -7,10 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fmt/format.h>
 #include <map>
 
 #include "ptxbench/util/check.hpp"
@@ -113,8 +113,8 @@ std::optional<std::filesystem::path> find_in_path(const std::string& name) {
 std::string ProcessResult::describe_end() const {
   if (!started) return "could not start: " + spawn_error;
   if (timed_out) return fmt::format("timed out after {:.1f} s", wall.count() / 1000.0);
-  if (term_signal != 0) return fmt::format("killed by signal {} ({})", term_signal,
-                                           ::strsignal(term_signal));
+  if (term_signal != 0)
+    return fmt::format("killed by signal {} ({})", term_signal, ::strsignal(term_signal));
   return fmt::format("exit {}", exit_code);
 }
 
@@ -194,19 +194,28 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
     pollfd fds[3];
     nfds_t n = 0;
     int out_i = -1, err_i = -1, in_i = -1;
-    if (out_open) { out_i = static_cast<int>(n); fds[n++] = {out.read.get(), POLLIN, 0}; }
-    if (err_open) { err_i = static_cast<int>(n); fds[n++] = {err.read.get(), POLLIN, 0}; }
-    if (in.write.get() >= 0) { in_i = static_cast<int>(n); fds[n++] = {in.write.get(), POLLOUT, 0}; }
+    if (out_open) {
+      out_i = static_cast<int>(n);
+      fds[n++] = {out.read.get(), POLLIN, 0};
+    }
+    if (err_open) {
+      err_i = static_cast<int>(n);
+      fds[n++] = {err.read.get(), POLLIN, 0};
+    }
+    if (in.write.get() >= 0) {
+      in_i = static_cast<int>(n);
+      fds[n++] = {in.write.get(), POLLOUT, 0};
+    }
     auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
     int ready = ::poll(fds, n, static_cast<int>(std::min<long long>(wait_ms, 1000)) + 1);
     if (ready < 0 && errno != EINTR) break;
     if (ready <= 0) continue;
     if (out_i >= 0 && fds[out_i].revents != 0)
-      out_open = drain(out.read.get(), result.stdout_text, spec.output_cap_bytes,
-                       result.stdout_truncated);
+      out_open =
+          drain(out.read.get(), result.stdout_text, spec.output_cap_bytes, result.stdout_truncated);
     if (err_i >= 0 && fds[err_i].revents != 0)
-      err_open = drain(err.read.get(), result.stderr_text, spec.output_cap_bytes,
-                       result.stderr_truncated);
+      err_open =
+          drain(err.read.get(), result.stderr_text, spec.output_cap_bytes, result.stderr_truncated);
     if (in_i >= 0 && fds[in_i].revents != 0) {
       ssize_t w = ::write(in.write.get(), pending.data(), pending.size());
       if (w > 0) pending.remove_prefix(static_cast<std::size_t>(w));

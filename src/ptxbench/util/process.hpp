@@ -14,21 +14,21 @@
 namespace ptxbench::util {
 
 struct ProcessSpec {
-  std::vector<std::string> argv;                 // argv[0] is looked up in PATH if it has no '/'
-  std::optional<std::string> stdin_text;         // nullopt: stdin is /dev/null
+  std::vector<std::string> argv;          // argv[0] is looked up in PATH if it has no '/'
+  std::optional<std::string> stdin_text;  // nullopt: stdin is /dev/null
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
-  std::size_t output_cap_bytes = 4u << 20;       // per stream; the rest is counted, not kept
-  std::vector<std::pair<std::string, std::string>> env;  // added to / replacing the parent's
-  std::filesystem::path working_dir;             // empty: the parent's
+  std::size_t output_cap_bytes = 4u << 20;  // per stream; the rest is counted, not kept
+  std::vector<std::pair<std::string, std::string>> env;    // added to / replacing the parent's
+  std::filesystem::path working_dir;                       // empty: the parent's
   std::optional<std::uint64_t> address_space_limit_bytes;  // RLIMIT_AS for the child
 };
 
 struct ProcessResult {
-  bool started = false;          // false: could not be spawned (see spawn_error)
+  bool started = false;  // false: could not be spawned (see spawn_error)
   std::string spawn_error;
-  int exit_code = -1;            // valid when exited normally
-  int term_signal = 0;           // non-zero when killed by a signal
-  bool timed_out = false;        // killed by us at the deadline
+  int exit_code = -1;      // valid when exited normally
+  int term_signal = 0;     // non-zero when killed by a signal
+  bool timed_out = false;  // killed by us at the deadline
   bool stdout_truncated = false;
   bool stderr_truncated = false;
   std::string stdout_text;
@@ -36,7 +36,8 @@ struct ProcessResult {
   std::chrono::milliseconds wall{0};
 
   bool succeeded() const { return started && !timed_out && term_signal == 0 && exit_code == 0; }
-  // One line saying how the process ended, e.g. "exit 2", "killed by SIGSEGV", "timed out after 30 s".
+  // One line saying how the process ended, e.g. "exit 2", "killed by SIGSEGV", "timed out after 30
+  // s".
   std::string describe_end() const;
 };
 
