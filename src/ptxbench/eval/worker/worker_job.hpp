@@ -1,0 +1,71 @@
+// What one ptxbench-worker process is asked to do: the operator, the concrete tensors of one
+// workload, the seed, the candidate library and the limits. The trusted side builds it from a
+// task and a workload and hands it to the worker as JSON on stdin, so the worker needs no task
+// file and tests can build jobs by hand.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "ptxbench/task/task.hpp"
+#include "ptxbench/util/expected.hpp"
+
+namespace ptxbench::eval::worker {
+
+// One tensor with its concrete shape. `axes` keeps the task's axis names per dimension, which
+// is how attention baselines find batch/heads/sequence/head_dim in either layout.
+struct TensorDesc {
+  std::string name;
+  task::DType dtype = task::DType::kBFloat16;
+  std::vector<std::int64_t> shape;
+  std::vector<std::string> axes;
+
+  std::int64_t elements() const;
+  std::size_t bytes() const;
+};
+
+struct TimingOptions {
+  int min_samples = 10;
+  int max_samples = 2000;
+  double target_relative_noise = 0.005;  // stop when IQR / median falls below this
+  double max_seconds = 4.0;              // per measured function (candidate and baseline each)
+  double throttle_clock_ratio = 0.75;    // a sample whose SM clock is below this share of the
+                                         // maximum clock is dropped (as is any thermal/HW slowdown)
+};
+
+struct WorkerJob {
+  std::string task;                          // task name, for messages
+  std::string op_type;                       // "gemm", "mha_fwd_lse", "mha_bwd"
+  std::string baseline;                      // "cublaslt.gemm_bf16_nt", "cudnn.sdpa_fwd", ...
+  std::map<std::string, double> parameters;  // op constants: causal, scale, ...
+  std::vector<TensorDesc> inputs;            // ABI order: run(inputs..., outputs...)
+  std::vector<TensorDesc> outputs;
+  std::string workload;
+  task::Distribution distribution = task::Distribution::kNormal;
+  std::uint64_t seed = 0;  // the workload's seed; trial t uses trial_seed(seed, t)
+  int trials = 3;
+  task::Tolerance tolerance;
+  std::filesystem::path library;               // the candidate's shared object (untrusted modes)
+  std::filesystem::path exchange_dir;          // candidate outputs handed from candidate to judge
+  std::vector<std::string> candidate_kernels;  // kernels of the candidate's cubin (mangled)
+  TimingOptions timing;
+  std::uint64_t device_memory_limit_bytes = 0;      // 0: no limit beyond the GPU's
+  std::filesystem::path cache_dir;                  // baseline algorithm cache (empty: none)
+  nlohmann::json extra = nlohmann::json::object();  // mode-specific settings (e.g. probe)
+};
+
+// The seed of trial `trial` (0-based) of a workload: distinct, reproducible, recorded.
+std::uint64_t trial_seed(std::uint64_t workload_seed, int trial);
+
+// The job for one workload of a task (shapes resolved, tolerance and parameters copied).
+WorkerJob make_job(const task::Task& task, const task::Workload& workload);
+
+nlohmann::json to_json(const WorkerJob& job);
+util::Expected<WorkerJob> job_from_json(const nlohmann::json& json);
+util::Expected<WorkerJob> parse_job(std::string_view text);
+
+}  // namespace ptxbench::eval::worker
