@@ -1,0 +1,69 @@
+#include "ptxbench/model/provider_factory.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "ptxbench/model/anthropic_provider.hpp"
+#include "ptxbench/model/command_provider.hpp"
+#include "ptxbench/model/limited_provider.hpp"
+#include "ptxbench/model/openai_provider.hpp"
+#include "ptxbench/model/replay_provider.hpp"
+
+namespace ptxbench::model {
+namespace {
+
+util::Expected<std::string> api_key(const ProviderConfig& config) {
+  if (config.api_key_env.empty()) return std::string();
+  const char* key = std::getenv(config.api_key_env.c_str());
+  if (key == nullptr || *key == '\0') {
+    return util::make_error(fmt::format(
+        "model {}: environment variable {} is not set (set api_key_env: \"\" for a server "
+        "that needs no key)",
+        config.name, config.api_key_env));
+  }
+  return std::string(key);
+}
+
+util::Expected<std::unique_ptr<Provider>> make_base(const ProviderConfig& config,
+                                                    ProviderDependencies& dependencies) {
+  switch (config.kind) {
+    case ProviderKind::kOpenAi:
+    case ProviderKind::kAnthropic: {
+      auto key = api_key(config);
+      if (!key) return key.error();
+      if (!dependencies.http) dependencies.http = std::make_shared<CurlHttpClient>();
+      if (config.kind == ProviderKind::kOpenAi) {
+        return std::unique_ptr<Provider>(
+            std::make_unique<OpenAiProvider>(config, std::move(*key), dependencies.http));
+      }
+      return std::unique_ptr<Provider>(
+          std::make_unique<AnthropicProvider>(config, std::move(*key), dependencies.http));
+    }
+    case ProviderKind::kCommand:
+      if (!dependencies.processes) {
+        dependencies.processes = std::make_shared<util::SystemProcessRunner>();
+      }
+      return std::unique_ptr<Provider>(
+          std::make_unique<CommandProvider>(config, dependencies.processes));
+    case ProviderKind::kReplay: {
+      auto book = load_replay_book(config.replay_path);
+      if (!book)
+        return util::make_error(fmt::format("model {}: {}", config.name, book.error().message));
+      return std::unique_ptr<Provider>(std::make_unique<ReplayProvider>(std::move(*book)));
+    }
+  }
+  return util::make_error("unknown provider kind");
+}
+
+}  // namespace
+
+util::Expected<std::shared_ptr<Provider>> make_provider(const ProviderConfig& config,
+                                                        ProviderDependencies dependencies) {
+  auto base = make_base(config, dependencies);
+  if (!base) return base.error();
+  return std::shared_ptr<Provider>(
+      std::make_shared<LimitedProvider>(std::move(*base), config.retry, config.limits));
+}
+
+}  // namespace ptxbench::model

@@ -1,0 +1,16 @@
+#include "ptxbench/prompt/prompt.hpp"
+
+#include "ptxbench/prompt/system_prompt.hpp"
+#include "ptxbench/prompt/task_prompt.hpp"
+
+namespace ptxbench::prompt {
+
+util::Expected<Prompt> build_prompt(const task::Task& task, arch::Arch arch, ContextLevel level,
+                                    const std::filesystem::path& context_dir) {
+  auto context = load_context(context_dir, arch, level);
+  if (!context) return context.error();
+  return Prompt{.system = build_system_prompt(arch, level, *context),
+                .task = build_task_prompt(task, arch)};
+}
+
+}  // namespace ptxbench::prompt

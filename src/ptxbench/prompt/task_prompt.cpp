@@ -1,0 +1,85 @@
+#include "ptxbench/prompt/task_prompt.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "ptxbench/task/task_render.hpp"
+
+namespace ptxbench::prompt {
+namespace {
+
+std::string joined_names(const std::vector<task::TensorSpec>& tensors) {
+  std::string out;
+  for (const auto& tensor : tensors) {
+    if (!out.empty()) out += ", ";
+    out += tensor.name;
+  }
+  return out;
+}
+
+std::string axes_text(const task::Workload& workload) {
+  std::string out;
+  for (const auto& [axis, value] : workload.axes) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{}={}", axis, value);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string describe_family(std::string_view family) {
+  static const std::map<std::string_view, std::string_view> kPtxOf{
+      {"GMMA", "wgmma.mma_async (SASS HGMMA/QGMMA)"},
+      {"TMA", "cp.async.bulk.tensor / cp.async.bulk (SASS UTMALDG/UTMASTG/UBLKCP)"},
+      {"SYNCS", "mbarrier (SASS SYNCS)"},
+      {"WARPGROUP", "wgmma.fence / commit_group / wait_group (SASS WARPGROUP.*)"},
+      {"SETMAXNREG", "setmaxnreg (SASS USETMAXREG)"},
+      {"STSM", "stmatrix (SASS STSM)"},
+      {"UTCMMA", "tcgen05.mma (SASS UTC*MMA)"},
+      {"UTCBAR", "tcgen05.commit (SASS UTCBAR)"},
+      {"TMEM", "tcgen05.alloc / tcgen05.ld / tcgen05.st (SASS LDTM/STTM)"},
+  };
+  auto it = kPtxOf.find(family);
+  if (it == kPtxOf.end()) return std::string(family);
+  return fmt::format("{}: {}", family, it->second);
+}
+
+std::string build_task_prompt(const task::Task& task, arch::Arch arch) {
+  const auto& target = arch::info(arch);
+  std::string text = task::render_for_model(task, arch);
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  text += "\n\n## What you must deliver\n\n";
+  text += fmt::format("`void run({}, {})` for `{}`, as one ```cuda block.\n",
+                      joined_names(task.inputs), joined_names(task.outputs), target.sm);
+
+  auto requested = task.requested.find(arch);
+  if (requested != task.requested.end() && !requested->second.empty()) {
+    text += fmt::format("\nRequested instructions on {} (they must carry the real work):\n",
+                        target.name);
+    for (const auto& family : requested->second) {
+      text += fmt::format("- {}\n", describe_family(family));
+    }
+  }
+
+  const auto& headline = task.headline();
+  text += "\n## How it is judged\n\n";
+  text += fmt::format(
+      "1. It must compile for `{}` without library calls (see the rules above).\n"
+      "2. The disassembled machine code must contain the requested instructions; on a GPU, a\n"
+      "   run under instruction counters must show them executing and doing a substantial share\n"
+      "   of the work (a token instruction does not count).\n"
+      "3. Every workload is checked over several trials with fresh random inputs and outputs\n"
+      "   poisoned with NaN beforehand. An element fails when |out - ref| > {} and\n"
+      "   |out - ref| / (|ref| + 1e-8) > {}; NaN, Inf, unwritten outputs and modified inputs "
+      "fail.\n"
+      "4. The headline workload `{}` ({}) is timed with a cold L2 against `{}`;\n"
+      "   speedup = baseline time / your time. Higher is better once the answer is correct.\n",
+      target.sm, task.tolerance.atol, task.tolerance.rtol, headline.name, axes_text(headline),
+      task.baseline);
+  text += "\nYou will get the evaluation back and can answer again with an improved file.\n";
+  return text;
+}
+
+}  // namespace ptxbench::prompt
