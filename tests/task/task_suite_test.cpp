@@ -1,0 +1,199 @@
+// The built-in suite (tasks/): every file loads, and names, shapes, sizes, splits and FLOPs agree
+// with the facts the suite is built from.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <regex>
+#include <set>
+
+#include "ptxbench/sass/sass.hpp"
+#include "ptxbench/task/task_loader.hpp"
+#include "ptxbench/task/task_render.hpp"
+
+namespace ptxbench::task {
+namespace {
+
+class BuiltInSuite : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto loaded = load_suite(default_tasks_dir());
+    ASSERT_TRUE(loaded.has_value()) << loaded.error().message;
+    suite_ = new std::vector<Task>(std::move(*loaded));
+  }
+  static void TearDownTestSuite() {
+    delete suite_;
+    suite_ = nullptr;
+  }
+  static const std::vector<Task>& suite() { return *suite_; }
+  static const Task& get(std::string_view name) {
+    const Task* task = find_task(suite(), name);
+    if (task == nullptr) throw std::runtime_error("no task " + std::string(name));
+    return *task;
+  }
+
+ private:
+  static inline std::vector<Task>* suite_ = nullptr;
+};
+
+std::set<std::int64_t> values_of(const Task& task, const std::string& axis) {
+  std::set<std::int64_t> values;
+  for (const auto& w : task.workloads) values.insert(task.axis_value(axis, w));
+  return values;
+}
+
+std::vector<std::string> shape(const Task& task, const std::vector<TensorSpec>& tensors) {
+  std::vector<std::string> out;
+  for (const auto& t : tensors) {
+    std::string text = t.name + ":" + std::string(to_string(t.dtype));
+    for (const auto& a : t.shape) text += ":" + a;
+    out.push_back(text);
+  }
+  (void)task;
+  return out;
+}
+
+TEST_F(BuiltInSuite, HasThe31TasksInThreeFamilies) {
+  std::map<std::string, int> per_family;
+  for (const auto& t : suite()) ++per_family[t.family];
+  EXPECT_EQ(suite().size(), 31u);
+  EXPECT_EQ(per_family["gemm"], 17);
+  EXPECT_EQ(per_family["mha_fwd"], 8);
+  EXPECT_EQ(per_family["mha_bwd"], 6);
+}
+
+TEST_F(BuiltInSuite, GemmNamesMatchShapesAndSizes) {
+  const std::regex pattern(R"(gemm_n(\d+)_k(\d+))");
+  const std::set<std::int64_t> sizes{70, 232, 972, 2379, 8192, 8828};
+  int heldout = 0;
+  for (const auto& t : suite()) {
+    if (t.family != "gemm") continue;
+    SCOPED_TRACE(t.name);
+    std::smatch match;
+    ASSERT_TRUE(std::regex_match(t.name, match, pattern));
+    EXPECT_EQ(t.op_type, "gemm");
+    EXPECT_EQ(t.find_axis("N")->value, std::stoll(match[1]));
+    EXPECT_EQ(t.find_axis("K")->value, std::stoll(match[2]));
+    EXPECT_FALSE(t.find_axis("M")->is_const);
+    EXPECT_EQ(values_of(t, "M"), sizes);
+    EXPECT_EQ(t.axis_value("M", t.headline()), 8192);
+    EXPECT_THAT(shape(t, t.inputs), ::testing::ElementsAre("A:bfloat16:M:K", "B:bfloat16:N:K"));
+    EXPECT_THAT(shape(t, t.outputs), ::testing::ElementsAre("C:bfloat16:M:N"));
+    EXPECT_EQ(t.baseline, "cublaslt.gemm_bf16_nt");
+    EXPECT_DOUBLE_EQ(t.flops(t.headline()), 2.0 * 8192 *
+                                                static_cast<double>(*t.find_axis("N")->value) *
+                                                static_cast<double>(*t.find_axis("K")->value));
+    heldout += t.split == "heldout" ? 1 : 0;
+  }
+  EXPECT_EQ(heldout, 3);
+}
+
+TEST_F(BuiltInSuite, AttentionNamesMatchHeadDimMaskAndSizes) {
+  const std::regex pattern(R"(mha_(fwd_lse|bwd)_d(\d+)(_causal)?)");
+  const std::set<std::int64_t> sizes{512, 1024, 2048, 4096, 8192, 16384};
+  for (const auto& t : suite()) {
+    if (t.family == "gemm") continue;
+    SCOPED_TRACE(t.name);
+    std::smatch match;
+    ASSERT_TRUE(std::regex_match(t.name, match, pattern));
+    const bool forward = match[1] == "fwd_lse";
+    const std::int64_t d = std::stoll(match[2]);
+    EXPECT_EQ(t.family, forward ? "mha_fwd" : "mha_bwd");
+    EXPECT_EQ(t.op_type, forward ? "mha_fwd_lse" : "mha_bwd");
+    EXPECT_EQ(t.find_axis("D")->value, d);
+    EXPECT_EQ(t.find_axis("B")->value, 4);
+    EXPECT_EQ(t.find_axis("H")->value, 48);
+    EXPECT_EQ(values_of(t, "S"), sizes);
+    EXPECT_EQ(t.axis_value("S", t.headline()), 4096);
+    EXPECT_EQ(t.parameters.at("causal"), match[3].matched ? 1.0 : 0.0);
+    EXPECT_NEAR(t.parameters.at("scale"), 1.0 / std::sqrt(static_cast<double>(d)), 1e-12);
+    EXPECT_EQ(t.split, (d == 96 || d == 256) ? "heldout" : "train");
+    if (forward) {
+      EXPECT_THAT(
+          shape(t, t.inputs),
+          ::testing::ElementsAre("Q:bfloat16:B:H:S:D", "K:bfloat16:B:H:S:D", "V:bfloat16:B:H:S:D"));
+      EXPECT_THAT(shape(t, t.outputs),
+                  ::testing::ElementsAre("O:bfloat16:B:H:S:D", "LSE:float32:B:H:S"));
+      EXPECT_EQ(t.baseline, "cudnn.sdpa_fwd");
+    } else {
+      EXPECT_THAT(
+          shape(t, t.inputs),
+          ::testing::ElementsAre("Q:bfloat16:B:H:S:D", "K:bfloat16:B:H:S:D", "V:bfloat16:B:H:S:D",
+                                 "O:bfloat16:B:H:S:D", "dO:bfloat16:B:H:S:D", "LSE:float32:B:H:S"));
+      EXPECT_THAT(shape(t, t.outputs),
+                  ::testing::ElementsAre("dQ:bfloat16:B:H:S:D", "dK:bfloat16:B:H:S:D",
+                                         "dV:bfloat16:B:H:S:D"));
+      EXPECT_EQ(t.baseline, "cudnn.sdpa_bwd");
+    }
+  }
+}
+
+TEST_F(BuiltInSuite, CoreTasksAreTheFiveOfTheResearch) {
+  std::set<std::string> core;
+  for (const auto& t : suite()) {
+    if (t.core) core.insert(t.name);
+  }
+  EXPECT_EQ(core, (std::set<std::string>{"gemm_n7168_k5120", "mha_fwd_lse_d128",
+                                         "mha_fwd_lse_d128_causal", "mha_bwd_d128",
+                                         "mha_bwd_d128_causal"}));
+}
+
+TEST_F(BuiltInSuite, HeadlineFlopsOfTheCoreTasks) {
+  const auto& gemm = get("gemm_n7168_k5120");
+  EXPECT_DOUBLE_EQ(gemm.flops(gemm.headline()), 2.0 * 8192 * 7168 * 5120);
+  const double forward = 4.0 * 4 * 48 * 4096.0 * 4096.0 * 128;
+  const auto& fwd = get("mha_fwd_lse_d128");
+  EXPECT_DOUBLE_EQ(fwd.flops(fwd.headline()), forward);
+  const auto& fwd_causal = get("mha_fwd_lse_d128_causal");
+  EXPECT_DOUBLE_EQ(fwd_causal.flops(fwd_causal.headline()), forward / 2);
+  const auto& bwd = get("mha_bwd_d128");
+  EXPECT_DOUBLE_EQ(bwd.flops(bwd.headline()), 2.5 * forward);
+  const auto& bwd_causal = get("mha_bwd_d128_causal");
+  EXPECT_DOUBLE_EQ(bwd_causal.flops(bwd_causal.headline()), 2.5 * forward / 2);
+}
+
+TEST_F(BuiltInSuite, EveryTaskHasNormalAndSpikyInputsAndTheDefaultTolerance) {
+  for (const auto& t : suite()) {
+    SCOPED_TRACE(t.name);
+    int spiky = 0, normal = 0;
+    for (const auto& w : t.workloads) {
+      spiky += w.distribution == Distribution::kSpiky ? 1 : 0;
+      normal += w.distribution == Distribution::kNormal ? 1 : 0;
+    }
+    EXPECT_GE(spiky, 1);
+    EXPECT_GE(normal, 1);
+    EXPECT_EQ(t.headline().distribution, Distribution::kNormal);
+    EXPECT_DOUBLE_EQ(t.tolerance.atol, 1e-2);
+    EXPECT_DOUBLE_EQ(t.tolerance.rtol, 1e-2);
+    EXPECT_DOUBLE_EQ(t.tolerance.required_matched_ratio, 1.0);
+  }
+}
+
+TEST_F(BuiltInSuite, RequestedFamiliesAreTrackedInTheSassOfTheirArch) {
+  for (const auto& t : suite()) {
+    SCOPED_TRACE(t.name);
+    EXPECT_THAT(t.requested.at(arch::Arch::kHopper),
+                ::testing::ElementsAre("GMMA", "TMA", "SYNCS"));
+    EXPECT_THAT(t.requested.at(arch::Arch::kBlackwell),
+                ::testing::ElementsAre("UTCMMA", "TMEM", "TMA"));
+    for (const auto& [a, families] : t.requested) {
+      const auto& tracked = sass::tracked_families(a);
+      for (const auto& family : families) {
+        EXPECT_THAT(tracked, ::testing::Contains(family)) << arch::to_string(a);
+      }
+    }
+  }
+}
+
+TEST_F(BuiltInSuite, EveryTaskRendersForEachArch) {
+  for (const auto& t : suite()) {
+    for (auto a : arch::all()) {
+      auto text = render_for_model(t, a);
+      EXPECT_THAT(text, ::testing::HasSubstr(t.name));
+      EXPECT_THAT(text, ::testing::HasSubstr(t.description));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ptxbench::task
