@@ -24,28 +24,40 @@ struct SassInstruction {
 };
 
 struct SassKernel {
-  std::string name;                                  // mangled function name
+  std::string name;  // mangled function name
   std::vector<SassInstruction> instructions;
-  std::map<std::string, std::int64_t> family_counts; // static count per tracked family
+  std::map<std::string, std::int64_t> family_counts;  // static count per tracked family
 };
 
 struct SassModule {
   std::vector<SassKernel> kernels;
-  std::string tool_version;  // the disassembler's version line
+  std::string tool_version;     // the disassembler's version line
+  std::filesystem::path cubin;  // the cubin that was disassembled; empty when read from text
+
+  const SassKernel* find_kernel(std::string_view name) const;
+  // Static count of a family summed over all kernels.
+  std::int64_t family_count(std::string_view family) const;
 };
 
 // Tracked family of an opcode for an arch ("" when untracked). Families:
-//   Hopper:    GMMA (HGMMA/IGMMA/QGMMA/BGMMA), TMA (UTMALDG/UTMASTG/UTMAREDG/UTMAPF/UBLKCP/UBLKRED),
+//   Hopper:    GMMA (HGMMA/IGMMA/QGMMA/BGMMA), TMA
+//   (UTMALDG/UTMASTG/UTMAREDG/UTMAPF/UBLKCP/UBLKRED),
 //              SYNCS (mbarrier), WARPGROUP (WARPGROUP.ARRIVE/DEPBAR), SETMAXNREG (USETMAXREG),
 //              STSM (stmatrix)
 //   Blackwell: UTCMMA (UTC*MMA), UTCBAR (tcgen05.commit), TMEM (LDTM/STTM/UTMEM*/tcgen05.alloc),
 //              TMA, SYNCS
 std::string family_of(std::string_view opcode, arch::Arch arch);
+// The families family_of can return for an arch, in the order above.
+const std::vector<std::string>& tracked_families(arch::Arch arch);
 
 // Tensor-core families whose executed FLOPs are counted against the task's FLOPs.
 bool is_tensor_core_family(std::string_view family);
-// FLOPs of one warp-level execution of a tensor-core instruction, from its shape modifier
-// (HGMMA.64x128x16 -> 2*64*128*16); nullopt when the shape cannot be read.
+// FLOPs of one execution of a tensor-core instruction, from its shape modifier
+// (HGMMA.64x128x16 -> 2*64*128*16: the whole warpgroup MMA); nullopt when the shape cannot be read.
+// Blackwell's UTC*MMA opcodes carry no shape (it lives in the instruction descriptor register), so
+// they give nullopt. Caution for executed counts: every warp of the warpgroup issues the HGMMA,
+// so a per-warp counter (smsp__sass_inst_executed) may see one warpgroup MMA four times; check
+// the counter's convention on a GPU before multiplying it by this value.
 std::optional<double> flops_per_execution(std::string_view opcode);
 
 // Parses nvdisasm/cuobjdump -sass text into kernels and instructions.
