@@ -1,0 +1,57 @@
+#include "ptxbench/agent/evaluation_service.hpp"
+
+#include <algorithm>
+#include <thread>
+
+namespace ptxbench::agent {
+
+EvaluationService::EvaluationService(eval::EvaluatorOptions options,
+                                     std::shared_ptr<util::ProcessRunner> runner,
+                                     std::vector<std::shared_ptr<eval::GpuStages>> gpus,
+                                     int max_parallel)
+    : options_(std::move(options)),
+      runner_(std::move(runner)),
+      gpus_(std::make_shared<GpuQueue>(std::move(gpus))),
+      slots_(max_parallel > 0
+                 ? max_parallel
+                 : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))) {}
+
+std::unique_ptr<eval::Evaluator> EvaluationService::borrow() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!idle_.empty()) {
+      auto evaluator = std::move(idle_.back());
+      idle_.pop_back();
+      return evaluator;
+    }
+  }
+  std::shared_ptr<eval::GpuStages> gpu;
+  if (options_.run_gpu_stages && gpus_->size() > 0) gpu = gpus_;
+  return std::make_unique<eval::Evaluator>(options_, runner_, gpu);
+}
+
+void EvaluationService::give_back(std::unique_ptr<eval::Evaluator> evaluator) {
+  std::lock_guard lock(mutex_);
+  idle_.push_back(std::move(evaluator));
+}
+
+eval::Evaluation EvaluationService::evaluate(const task::Task& task, arch::Arch arch,
+                                             const eval::CandidateInput& input) {
+  slots_.acquire();
+  struct Release {
+    std::counting_semaphore<>& slots;
+    ~Release() { slots.release(); }
+  } release{slots_};
+  auto evaluator = borrow();
+  eval::Evaluation evaluation = evaluator->evaluate(task, arch, input);
+  give_back(std::move(evaluator));
+  return evaluation;
+}
+
+EvaluateFn EvaluationService::function() {
+  return [this](const task::Task& task, arch::Arch arch, const eval::CandidateInput& input) {
+    return evaluate(task, arch, input);
+  };
+}
+
+}  // namespace ptxbench::agent

@@ -1,0 +1,146 @@
+#include "ptxbench/agent/run_directory.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <cerrno>
+#include <cstring>
+
+#include "ptxbench/util/check.hpp"
+#include "ptxbench/util/fs.hpp"
+#include "ptxbench/util/hash.hpp"
+
+namespace ptxbench::agent {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+Json optional_json(const std::optional<std::int64_t>& value) {
+  return value ? Json(*value) : Json(nullptr);
+}
+
+std::optional<std::int64_t> optional_int(const Json& object, const char* key) {
+  if (object.contains(key) && object[key].is_number_integer())
+    return object[key].get<std::int64_t>();
+  return std::nullopt;
+}
+
+fs::path sidecar_path(const fs::path& response) {
+  return response.parent_path() / ("." + response.stem().string() + ".json");
+}
+
+}  // namespace
+
+util::Expected<RunDirectory> RunDirectory::open(const fs::path& root) {
+  std::error_code error;
+  fs::create_directories(root / "trajectories", error);
+  if (error) return util::make_error(fmt::format("{}: {}", root.string(), error.message()));
+  fs::create_directories(root / "responses", error);
+  if (error) return util::make_error(fmt::format("{}: {}", root.string(), error.message()));
+  fs::path lock = root / ".lock";
+  int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return util::make_error(fmt::format("{}: {}", lock.string(), std::strerror(errno)));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return util::make_error(
+        fmt::format("{}: another ptxbench process is using this run directory", root.string()));
+  }
+  return RunDirectory(root, fd);
+}
+
+RunDirectory::RunDirectory(RunDirectory&& other) noexcept
+    : root_(std::move(other.root_)), lock_fd_(std::exchange(other.lock_fd_, -1)) {}
+
+RunDirectory::~RunDirectory() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // closing releases the flock
+}
+
+fs::path RunDirectory::trajectory_path(const std::string& id) const {
+  return root_ / "trajectories" / (id + ".json");
+}
+
+fs::path RunDirectory::response_path(const std::string& id, int turn) const {
+  return root_ / "responses" / id / fmt::format("turn-{}.md", turn);
+}
+
+util::Expected<std::optional<Json>> RunDirectory::read_run_json() const {
+  if (!fs::exists(run_json_path())) return std::optional<Json>();
+  auto text = util::read_file(run_json_path());
+  if (!text) return text.error();
+  Json json = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) return util::make_error(run_json_path().string() + ": not valid JSON");
+  return std::optional<Json>(std::move(json));
+}
+
+void RunDirectory::write_run_json(const Json& run) const {
+  util::write_file_atomic(run_json_path(), run.dump(2) + "\n");
+}
+
+util::Expected<std::optional<Trajectory>> RunDirectory::load_trajectory(
+    const std::string& id) const {
+  fs::path path = trajectory_path(id);
+  if (!fs::exists(path)) return std::optional<Trajectory>();
+  auto text = util::read_file(path);
+  if (!text) return text.error();
+  Json json = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) return util::make_error(path.string() + ": not valid JSON");
+  auto trajectory = trajectory_from_json(json);
+  if (!trajectory) return util::make_error(path.string() + ": " + trajectory.error().message);
+  return std::optional<Trajectory>(std::move(*trajectory));
+}
+
+void RunDirectory::save_trajectory(const Trajectory& trajectory) const {
+  util::write_file_atomic(trajectory_path(trajectory.info.id), to_json(trajectory).dump(1) + "\n");
+}
+
+void RunDirectory::save_reply(const std::string& id, int turn, const model::Reply& reply) const {
+  fs::path response = response_path(id, turn);
+  // The details first: a reply file without them is never taken for a complete one.
+  Json details{{"content_hash", util::hash_hex(reply.content)},
+               {"reasoning_content",
+                reply.reasoning_content ? Json(*reply.reasoning_content) : Json(nullptr)},
+               {"usage",
+                {{"prompt_tokens", optional_json(reply.usage.prompt_tokens)},
+                 {"completion_tokens", optional_json(reply.usage.completion_tokens)},
+                 {"reasoning_tokens", optional_json(reply.usage.reasoning_tokens)}}},
+               {"latency_s", reply.latency_s},
+               {"finish_reason", reply.finish_reason},
+               {"model", reply.model},
+               {"source", reply.source},
+               {"attempts", reply.attempts}};
+  util::write_file_atomic(sidecar_path(response), details.dump() + "\n");
+  util::write_file_atomic(response, reply.content);
+}
+
+std::optional<model::Reply> RunDirectory::load_saved_reply(const std::string& id, int turn) const {
+  fs::path response = response_path(id, turn);
+  auto content = util::read_file(response);
+  auto details_text = util::read_file(sidecar_path(response));
+  if (!content || !details_text) return std::nullopt;
+  Json details = Json::parse(*details_text, nullptr, /*allow_exceptions=*/false);
+  if (!details.is_object() || !details.contains("content_hash") ||
+      details["content_hash"] != util::hash_hex(*content)) {
+    return std::nullopt;  // written by another turn attempt: ask the model again
+  }
+  model::Reply reply{.content = std::move(*content),
+                     .latency_s = details.value("latency_s", 0.0),
+                     .finish_reason = details.value("finish_reason", ""),
+                     .model = details.value("model", ""),
+                     .source = details.value("source", ""),
+                     .attempts = details.value("attempts", 1)};
+  if (details.contains("reasoning_content") && details["reasoning_content"].is_string()) {
+    reply.reasoning_content = details["reasoning_content"].get<std::string>();
+  }
+  if (details.contains("usage") && details["usage"].is_object()) {
+    const Json& usage = details["usage"];
+    reply.usage = model::Usage{.prompt_tokens = optional_int(usage, "prompt_tokens"),
+                               .completion_tokens = optional_int(usage, "completion_tokens"),
+                               .reasoning_tokens = optional_int(usage, "reasoning_tokens")};
+  }
+  return reply;
+}
+
+}  // namespace ptxbench::agent

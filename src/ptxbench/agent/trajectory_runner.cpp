@@ -1,0 +1,171 @@
+#include "ptxbench/agent/trajectory_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "ptxbench/agent/feedback.hpp"
+#include "ptxbench/config.hpp"
+#include "ptxbench/util/check.hpp"
+
+namespace ptxbench::agent {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+std::string TrajectorySpec::id() const {
+  PTXBENCH_CHECK(task != nullptr, "trajectory spec without a task");
+  return trajectory_id(model, task->name, arch, context, sample);
+}
+
+TrajectoryRunner::TrajectoryRunner(const RunDirectory& directory, model::Provider& provider,
+                                   EvaluateFn evaluate, AgentOptions options,
+                                   std::function<void(const TurnEvent&)> on_turn)
+    : directory_(directory),
+      provider_(provider),
+      evaluate_(std::move(evaluate)),
+      options_(std::move(options)),
+      on_turn_(std::move(on_turn)) {
+  PTXBENCH_CHECK(options_.max_turns >= 1, "max_turns must be at least 1");
+}
+
+Trajectory TrajectoryRunner::start(const TrajectorySpec& spec, const prompt::Prompt& prompt) const {
+  Trajectory trajectory;
+  TrajectoryInfo& info = trajectory.info;
+  info.id = spec.id();
+  info.model = spec.model;
+  info.provider = spec.provider;
+  info.task = spec.task->name;
+  info.arch = spec.arch;
+  info.context_level = spec.context;
+  info.sample = spec.sample;
+  info.split = spec.task->split;
+  info.max_turns = options_.max_turns;
+  info.ptxbench_version = std::string(config::kVersion);
+  info.created_at = info.updated_at = utc_timestamp();
+  trajectory.messages.push_back({.role = "system", .content = prompt.system});
+  trajectory.messages.push_back({.role = "user", .content = prompt.task});
+  return trajectory;
+}
+
+Trajectory TrajectoryRunner::run(const TrajectorySpec& spec, const prompt::Prompt& prompt,
+                                 std::optional<Trajectory> existing) {
+  Trajectory trajectory = existing ? std::move(*existing) : start(spec, prompt);
+  if (trajectory.info.status == TrajectoryStatus::kFinished) return trajectory;
+  if (trajectory.info.status == TrajectoryStatus::kFailed) {
+    // A provider failure may have passed (an outage, a quota): try again from the last turn.
+    trajectory.info.status = TrajectoryStatus::kRunning;
+    trajectory.info.exit_status.clear();
+    trajectory.info.error.clear();
+  }
+  trajectory.info.max_turns = options_.max_turns;
+  if (!existing) directory_.save_trajectory(trajectory);
+  finish_if_done(trajectory);
+  while (!trajectory.done()) {
+    std::optional<TurnEvent> event = run_turn(spec, trajectory);
+    if (!event) break;
+    finish_if_done(trajectory);
+    trajectory.info.updated_at = utc_timestamp();
+    directory_.save_trajectory(trajectory);
+    if (on_turn_) on_turn_(*event);
+  }
+  return trajectory;
+}
+
+void TrajectoryRunner::finish_if_done(Trajectory& trajectory) const {
+  if (trajectory.done()) return;
+  if (!trajectory.turns.empty() && options_.target_speedup) {
+    const eval::Evaluation& last = trajectory.turns.back().evaluation;
+    auto speedup = last.headline_speedup();
+    if (last.verified() && speedup && *speedup >= *options_.target_speedup) {
+      trajectory.info.status = TrajectoryStatus::kFinished;
+      trajectory.info.exit_status = exit_status::kTargetSpeedup;
+      return;
+    }
+  }
+  if (trajectory.completed_turns() >= options_.max_turns) {
+    trajectory.info.status = TrajectoryStatus::kFinished;
+    trajectory.info.exit_status = exit_status::kMaxTurns;
+  }
+}
+
+std::optional<TurnEvent> TrajectoryRunner::run_turn(const TrajectorySpec& spec,
+                                                    Trajectory& trajectory) {
+  const int turn = trajectory.completed_turns() + 1;
+  const std::string& id = trajectory.info.id;
+  TurnEvent event{.trajectory_id = id, .turn = turn};
+
+  std::optional<model::Reply> reply = directory_.load_saved_reply(id, turn);
+  event.reused_saved_reply = reply.has_value();
+  if (!reply) {
+    model::CallContext context{.trajectory_id = id,
+                               .task = spec.task->name,
+                               .arch = std::string(arch::to_string(spec.arch)),
+                               .context_level = std::string(prompt::to_string(spec.context)),
+                               .sample = spec.sample,
+                               .turn = turn};
+    auto started = std::chrono::steady_clock::now();
+    model::CallResult result =
+        provider_.complete(request_messages(trajectory.messages, options_.history), context);
+    event.model_seconds = seconds_since(started);
+    if (!result.ok()) {
+      const model::ProviderError& error = result.error();
+      TrajectoryInfo& info = trajectory.info;
+      if (error.exhausted) {
+        info.status = TrajectoryStatus::kFinished;
+        info.exit_status = exit_status::kReplayExhausted;
+      } else {
+        info.status = TrajectoryStatus::kFailed;
+        info.exit_status = exit_status::kProviderError;
+        info.error = fmt::format("turn {}: {} (after {} attempt{})", turn, error.message,
+                                 error.attempts, error.attempts == 1 ? "" : "s");
+      }
+      info.updated_at = utc_timestamp();
+      directory_.save_trajectory(trajectory);
+      return std::nullopt;
+    }
+    reply = std::move(result.reply());
+    directory_.save_reply(id, turn, *reply);
+  }
+
+  auto started = std::chrono::steady_clock::now();
+  eval::CandidateInput input{
+      .text = reply->content,
+      .is_markdown = true,
+      .source_name = reply->source.empty() ? fmt::format("turn {}", turn) : reply->source};
+  eval::Evaluation evaluation = evaluate_(*spec.task, spec.arch, input);
+  event.eval_seconds = seconds_since(started);
+  std::string feedback =
+      render_feedback(evaluation, FeedbackOptions{.turn = turn,
+                                                  .max_turns = options_.max_turns,
+                                                  .target_speedup = options_.target_speedup});
+
+  nlohmann::json call{
+      {"turn", turn}, {"finish_reason", reply->finish_reason}, {"attempts", reply->attempts}};
+  if (!reply->model.empty()) call["model"] = reply->model;
+  if (!reply->source.empty()) call["source"] = reply->source;
+  trajectory.messages.push_back({.role = "assistant",
+                                 .content = reply->content,
+                                 .reasoning_content = reply->reasoning_content,
+                                 .extra = std::move(call)});
+  trajectory.messages.push_back({.role = "user", .content = feedback, .extra = {{"turn", turn}}});
+  TurnRecord record{.turn = turn,
+                    .usage = reply->usage,
+                    .latency_s = reply->latency_s,
+                    .evaluation = std::move(evaluation),
+                    .feedback = std::move(feedback)};
+  if (record.evaluation.verdict != eval::Verdict::kNoCode &&
+      !record.evaluation.source_hash.empty()) {
+    record.code_hash = record.evaluation.source_hash;
+  }
+  event.verdict = record.evaluation.verdict;
+  event.speedup = record.evaluation.headline_speedup();
+  trajectory.turns.push_back(std::move(record));
+  return event;
+}
+
+}  // namespace ptxbench::agent
