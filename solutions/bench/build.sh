@@ -8,7 +8,7 @@ cd "$root"
 bin=.bench-bin
 tvm=.deps/python/tvm_ffi
 mkdir -p "$bin"
-rm -f "$bin"/*.so
+rm -f "$bin"/*.so "$bin"/*.log
 flags=(-std=c++17 -O3 -shared -Xcompiler -fPIC -gencode=arch=compute_90a,code=sm_90a -cudart shared
        -lineinfo -Xptxas -v -I"$tvm/include" -L"$tvm/lib" -ltvm_ffi -L/usr/local/cuda/lib64/stubs -lcuda)
 build() {  # output source extra-flags...

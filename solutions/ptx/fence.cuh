@@ -28,5 +28,19 @@ __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+// st.release.gpu.global.b32 — a thread; publishes `value` after every write that happens before
+// it (its own, and other threads' ordered before it by a barrier), for any CTA of the GPU.
+__device__ __forceinline__ void store_release_gpu(int* flag, int value) {
+  asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
+}
+
+// ld.acquire.gpu.global.b32 — a thread; reads a flag so that whatever was published before the
+// matching release is visible to this thread's later reads (and, after a barrier, to its CTA's).
+__device__ __forceinline__ int load_acquire_gpu(const int* flag) {
+  int value;
+  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(value) : "l"(flag) : "memory");
+  return value;
+}
+
 }  // namespace ptx
 // ptx-end: fence
