@@ -1,0 +1,90 @@
+// Stage 5: compute-sanitizer (memcheck, then racecheck) around one small run of the candidate in
+// ptxbench-worker. The verdict comes from the tool's exit status (--error-exitcode) and its
+// summary counts ("ERROR SUMMARY: N errors", "RACECHECK SUMMARY: ... (N errors, M warnings)"),
+// never from one message format: an out-of-bounds global write prints "Invalid __global__ write"
+// and no "Program hit" line. Only a definite report fails a candidate; a timeout, a tool that
+// cannot run or a worker that fails under the tool without a report is inconclusive and left to
+// the correctness stage, which runs the same code without the tool.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ptxbench/task/task.hpp"
+#include "ptxbench/util/process.hpp"
+
+namespace ptxbench::eval {
+
+enum class SanitizerTool { kMemcheck, kRacecheck };
+std::string_view to_string(SanitizerTool tool);  // "memcheck", "racecheck"
+
+// The exit status compute-sanitizer is told to use when it reports an error.
+inline constexpr int kSanitizerErrorExitCode = 86;
+
+// What the tool's text says, whatever the tool.
+struct SanitizerSummary {
+  std::optional<std::int64_t> errors;     // nullopt: no summary line (the tool did not finish)
+  std::optional<std::int64_t> warnings;   // racecheck only
+  std::vector<std::string> first_errors;  // first reported problems, prefix stripped, capped
+  bool program_failed = false;            // "Target application returned an error"
+};
+SanitizerSummary parse_sanitizer_output(std::string_view text);
+
+enum class SanitizerOutcome {
+  kClean,          // the summary reports no error and the program succeeded
+  kErrors,         // the tool reported errors: the candidate fails
+  kProgramFailed,  // no report, but the program failed under the tool (inconclusive)
+  kTimedOut,       // inconclusive: the tool slows kernels down a lot
+  kToolFailed,     // the tool could not run or gave no summary (inconclusive)
+};
+std::string_view to_string(SanitizerOutcome outcome);
+
+struct SanitizerRun {
+  SanitizerTool tool = SanitizerTool::kMemcheck;
+  SanitizerOutcome outcome = SanitizerOutcome::kToolFailed;
+  SanitizerSummary summary;
+  std::string ending;  // how the process ended ("exit 86", "timed out after 60 s", ...)
+  double seconds = 0;
+};
+
+struct SanitizerRequest {
+  std::filesystem::path compute_sanitizer;  // empty: find_compute_sanitizer()
+  // The worker's small run of the candidate, e.g. {"/path/ptxbench-worker", "<mode>"}.
+  std::vector<std::string> program_argv;
+  std::optional<std::string> program_stdin;  // the worker's job, when it reads one
+  std::vector<std::pair<std::string, std::string>> env;
+  std::vector<SanitizerTool> tools = {SanitizerTool::kMemcheck, SanitizerTool::kRacecheck};
+  std::chrono::milliseconds memcheck_timeout{std::chrono::seconds(120)};
+  std::chrono::milliseconds racecheck_timeout{std::chrono::seconds(60)};
+  // Bytes of guard memory after every allocation when the tool offers --padding: without it an
+  // access just past one buffer lands in the next one and is not reported.
+  std::uint64_t padding_bytes = 4096;
+};
+
+struct SanitizerReport {
+  std::vector<SanitizerRun> runs;
+  bool found_errors() const;  // some tool reported an error
+  // One paragraph for the stage record and the model's feedback: per tool, the outcome and,
+  // on errors, the first reported problems.
+  std::string message() const;
+};
+
+// Runs the tools one after another; stops after the first that reports errors.
+SanitizerReport run_sanitizer(util::ProcessRunner& runner, const SanitizerRequest& request);
+
+// The outcome of one finished tool process.
+SanitizerOutcome judge_sanitizer_run(const util::ProcessResult& result,
+                                     const SanitizerSummary& summary);
+
+// $PATH, then $CUDA_HOME/bin, then /usr/local/cuda/bin.
+std::optional<std::filesystem::path> find_compute_sanitizer();
+
+// The workload to sanitize: the task's smallest by FLOPs (the tools slow kernels 10-100x).
+const task::Workload& smallest_workload(const task::Task& task);
+
+}  // namespace ptxbench::eval
