@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <filesystem>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,11 @@ struct DocumentCase {
            (document + ".md");
   }
 };
+
+// gtest prints the parameter of a failed test with this.
+void PrintTo(const DocumentCase& doc, std::ostream* os) {
+  *os << doc.name();
+}
 
 std::vector<DocumentCase> all_documents() {
   std::vector<DocumentCase> cases;
