@@ -2,7 +2,7 @@
 # One device session for the expert GEMM: checks and times prebuilt candidates against cuBLASLt.
 # Expects (carried, git-ignored): .bench-bin/ with gemm_harness and candidate .so files built by
 # solutions/bench/build.sh, and .deps-tvm/ with TVM-FFI's include/ and lib/. Logs go to $OUT.
-#   bash solutions/bench/device_run.sh <step> ...   steps: info, family, variants, broken, sanitize
+#   bash solutions/bench/device_run.sh <step> ...   steps: info family core variants broken sanitize
 set -uo pipefail
 bin=.bench-bin
 out=${OUT:-/tmp/out}
@@ -19,6 +19,11 @@ for step in "$@"; do
       ldd "$bin/gemm_harness" | grep -E "not found|cublasLt|tvm_ffi" ;;
     family)  # the expert kernel on every shape and M, timed
       harness "expert=$bin/gemm_bf16_nt_warp_specialized.so" 2>&1 | tee "$out/family.txt" ;;
+    core)  # the headline workload, more samples, expert and every variant
+      for v in "$bin/gemm_bf16_nt_warp_specialized.so" "$bin"/variant_*.so; do
+        [ -e "$v" ] || continue
+        harness --shapes 7168:5120 --ms 8192 --samples 60 "$(basename "$v" .so)=$v" 2>&1 | tee -a "$out/core.txt"
+      done ;;
     variants)  # tuning variants on the large-M workloads only
       for v in "$bin"/variant_*.so; do
         [ -e "$v" ] || continue

@@ -53,11 +53,11 @@ struct Shape {
   int64_t n, k;
 };
 
-// The gemm_n{N}_k{K} family (common LLM projection shapes) and the workload M values.
+// The gemm_n{N}_k{K} family of tasks/gemm/ (N, K) and its workload M values.
 const std::vector<Shape> kDefaultShapes = {
-    {7168, 5120},  {128, 2048},   {256, 7168},   {2048, 4096},  {4096, 4096},  {4096, 14336},
-    {5120, 2048},  {6144, 4096},  {28672, 4096}, {5120, 6144},  {5120, 17408}, {14336, 5120},
-    {16384, 5120}, {34816, 5120}, {1536, 7168},  {7168, 2048},  {2112, 7168}};
+    {7168, 5120},  {128, 2048},  {256, 7168},  {2048, 4096},  {2048, 5376},  {4096, 4096},
+    {4096, 5376},  {4096, 14336}, {5120, 2048}, {5120, 5120},  {5120, 17408}, {5376, 4096},
+    {5376, 21504}, {6144, 4096},  {21504, 5376}, {28672, 4096}, {34816, 5120}};
 const std::vector<int64_t> kDefaultMs = {70, 232, 972, 2379, 8192, 8828};
 
 __global__ void fill_random(bf16* data, int64_t count, uint32_t seed) {
