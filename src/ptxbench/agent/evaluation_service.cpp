@@ -54,4 +54,15 @@ EvaluateFn EvaluationService::function() {
   };
 }
 
+std::unique_ptr<EvaluationService> make_evaluation_service(bool gpu, int max_parallel,
+                                                           std::chrono::seconds compile_timeout) {
+  auto runner = std::make_shared<util::SystemProcessRunner>();
+  std::vector<std::shared_ptr<eval::GpuStages>> gpus;
+  if (gpu) {
+    if (auto stages = eval::make_default_gpu_stages(runner)) gpus.push_back(std::move(stages));
+  }
+  eval::EvaluatorOptions options{.compile_timeout = compile_timeout, .run_gpu_stages = gpu};
+  return std::make_unique<EvaluationService>(options, runner, std::move(gpus), max_parallel);
+}
+
 }  // namespace ptxbench::agent

@@ -2,6 +2,7 @@
 // (so no Evaluator is used by two threads), compiles run in parallel, and the GPU stages of all
 // of them go through one GpuQueue (one candidate at a time per GPU).
 #pragma once
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <semaphore>
@@ -39,5 +40,10 @@ class EvaluationService {
   std::mutex mutex_;
   std::vector<std::unique_ptr<eval::Evaluator>> idle_;
 };
+
+// The service of a run: a SystemProcessRunner, the build's default GPU stages (one GPU) when
+// `gpu` is set, temporary work directories.
+std::unique_ptr<EvaluationService> make_evaluation_service(bool gpu, int max_parallel,
+                                                           std::chrono::seconds compile_timeout);
 
 }  // namespace ptxbench::agent

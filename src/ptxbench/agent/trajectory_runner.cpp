@@ -22,6 +22,19 @@ std::string TrajectorySpec::id() const {
   return trajectory_id(model, task->name, arch, context, sample);
 }
 
+std::string describe(const TurnEvent& event) {
+  std::string line = fmt::format("{} turn {}: {}", event.trajectory_id, event.turn,
+                                 eval::to_string(event.verdict));
+  if (event.speedup) line += fmt::format(" {:.2f}x", *event.speedup);
+  if (event.reused_saved_reply) {
+    line += fmt::format(" (saved reply, eval {:.1f} s)", event.eval_seconds);
+  } else {
+    line +=
+        fmt::format(" (model {:.1f} s, eval {:.1f} s)", event.model_seconds, event.eval_seconds);
+  }
+  return line;
+}
+
 TrajectoryRunner::TrajectoryRunner(const RunDirectory& directory, model::Provider& provider,
                                    EvaluateFn evaluate, AgentOptions options,
                                    std::function<void(const TurnEvent&)> on_turn)

@@ -1,14 +1,152 @@
+// `ptxbench demo`, the main job on the built-in default: replays the project's solutions and
+// broken variants as a model's replies through the whole loop, prints the results table, then
+// writes the report of the run.
 #include <fmt/format.h>
 
+#include <chrono>
+#include <ctime>
+#include <mutex>
+#include <string>
+
+#include "ptxbench/agent/demo.hpp"
+#include "ptxbench/agent/evaluation_service.hpp"
 #include "ptxbench/cli/command.hpp"
+#include "ptxbench/report/report.hpp"
+#include "ptxbench/task/task_loader.hpp"
 
 namespace ptxbench::cli {
-// Placeholder until the demo command lands: says so and fails.
-void add_demo_command(CLI::App& app, CommandContext& context) {
-  auto* sub = app.add_subcommand("demo", "");
-  sub->callback([&context] {
-    fmt::print(stderr, "ptxbench demo: not available in this build yet\n");
-    context.exit_code = kExitInternal;
-  });
+namespace {
+
+struct DemoOptions {
+  std::string out;
+  std::string solutions_dir;
+  std::string tasks_dir;
+  std::string context = "none";
+  std::string context_dir;
+  bool no_gpu = false;
+  int parallel = 2;
+};
+
+std::filesystem::path default_out() {
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &utc);
+  return std::filesystem::path("runs") / fmt::format("demo-{}", stamp);
 }
+
+int run_demo(const DemoOptions& options) {
+  auto level = prompt::parse_context_level(options.context);
+  if (!level) {
+    fmt::print(stderr, "ptxbench demo: --context {}: expected none, isa, guide or examples\n",
+               options.context);
+    return kExitUsage;
+  }
+  auto suite =
+      task::load_suite(options.tasks_dir.empty() ? task::default_tasks_dir()
+                                                 : std::filesystem::path(options.tasks_dir));
+  if (!suite) {
+    fmt::print(stderr, "ptxbench demo: {}\n", suite.error().message);
+    return kExitUsage;
+  }
+  std::filesystem::path solutions = options.solutions_dir.empty()
+                                        ? agent::default_solutions_dir()
+                                        : std::filesystem::path(options.solutions_dir);
+  agent::SolutionScan scan = agent::scan_solutions(solutions);
+  agent::DemoPlan demo =
+      agent::plan_demo(*suite, scan, *level,
+                       options.context_dir.empty() ? prompt::default_context_dir()
+                                                   : std::filesystem::path(options.context_dir),
+                       options.parallel);
+
+  fmt::print(
+      "ptxbench demo: {} solution file(s) with a `// ptxbench:` header among {} .cu file(s) "
+      "under {}\n",
+      demo.entries.size(), scan.files_seen, solutions.string());
+  for (const auto& note : demo.notes) fmt::print("  note: {}\n", note);
+  if (demo.entries.empty()) {
+    fmt::print(
+        "nothing to replay: add solutions under {} (first line: // ptxbench: task=<task> "
+        "arch=<arch> expect=<VERDICT>)\n",
+        solutions.string());
+    return kExitFailed;
+  }
+
+  std::filesystem::path out =
+      options.out.empty() ? default_out() : std::filesystem::path(options.out);
+  auto directory = agent::RunDirectory::open(out);
+  if (!directory) {
+    fmt::print(stderr, "ptxbench demo: {}\n", directory.error().message);
+    return kExitUsage;
+  }
+  auto evaluations =
+      agent::make_evaluation_service(!options.no_gpu, options.parallel, std::chrono::seconds(300));
+  std::mutex print_mutex;
+  agent::RunObserver observer{.on_turn =
+                                  [&print_mutex](const agent::TurnEvent& event) {
+                                    std::lock_guard lock(print_mutex);
+                                    fmt::print(stderr, "  {}\n", agent::describe(event));
+                                  },
+                              .on_message =
+                                  [&print_mutex](std::string_view line) {
+                                    std::lock_guard lock(print_mutex);
+                                    fmt::print(stderr, "  {}\n", line);
+                                  }};
+  fmt::print("replaying through prompt -> reply -> evaluation -> feedback into {}\n",
+             directory->root().string());
+  std::fflush(stdout);
+  auto summary = agent::execute_run(demo.plan, *directory, evaluations->function(), observer);
+  if (!summary) {
+    fmt::print(stderr, "ptxbench demo: {}\n", summary.error().message);
+    return kExitUsage;
+  }
+  fmt::print("\n{}", agent::render_demo_table(demo.entries, summary->trajectories));
+  for (const auto& error : summary->internal_errors)
+    fmt::print(stderr, "internal error: {}\n", error);
+
+  int unexpected = 0;
+  for (const auto& trajectory : summary->trajectories) {
+    for (const auto& entry : demo.entries) {
+      if (entry.spec.id() != trajectory.info.id || trajectory.turns.empty()) continue;
+      auto verdict = trajectory.turns.back().evaluation.verdict;
+      if (agent::agreement(entry.solution.header.expect, verdict) ==
+          agent::Agreement::kUnexpected) {
+        ++unexpected;
+      }
+    }
+  }
+  fmt::print("\nrun directory: {} (trajectories/, responses/, run.json)\n",
+             directory->root().string());
+
+  auto report = report::write_report({directory->root()}, report::ReportOptions{});
+  if (report) {
+    fmt::print("report: {} ({})\n", report->html.string(), report->summary_markdown.string());
+  } else {
+    fmt::print("report: not written: {}\n", report.error().message);
+  }
+  if (!summary->internal_errors.empty()) return kExitInternal;
+  if (unexpected > 0) {
+    fmt::print("{} result(s) contradict their file's expectation\n", unexpected);
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_demo_command(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<DemoOptions>();
+  auto* sub = app.add_subcommand("demo", "");
+  sub->add_option("--out", options->out, "Run directory (default: runs/demo-<UTC time>)");
+  sub->add_option("--solutions", options->solutions_dir, "Solutions directory (default: built-in)");
+  sub->add_option("--tasks-dir", options->tasks_dir, "Task suite (default: built-in)");
+  sub->add_option("--context", options->context, "Context level of the prompts")
+      ->capture_default_str();
+  sub->add_option("--context-dir", options->context_dir, "Context documents (default: built-in)");
+  sub->add_flag("--no-gpu", options->no_gpu, "Stop after compile and static SASS even on a GPU");
+  sub->add_option("--parallel", options->parallel, "Evaluations at once")->capture_default_str();
+  sub->callback([options, &context] { context.exit_code = run_demo(*options); });
+}
+
 }  // namespace ptxbench::cli

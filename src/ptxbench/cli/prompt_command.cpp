@@ -1,14 +1,95 @@
+// `ptxbench prompt TASK --arch A --context L`: the two messages a model gets first, with a
+// token estimate (bytes / 4, see prompt::estimate_tokens).
 #include <fmt/format.h>
 
+#include <string>
+
 #include "ptxbench/cli/command.hpp"
+#include "ptxbench/prompt/prompt.hpp"
+#include "ptxbench/task/task_loader.hpp"
 
 namespace ptxbench::cli {
-// Placeholder until the prompt command lands: says so and fails.
-void add_prompt_command(CLI::App& app, CommandContext& context) {
-  auto* sub = app.add_subcommand("prompt", "");
-  sub->callback([&context] {
-    fmt::print(stderr, "ptxbench prompt: not available in this build yet\n");
-    context.exit_code = kExitInternal;
-  });
+namespace {
+
+struct PromptOptions {
+  std::string task;
+  std::string arch = "hopper";
+  std::string context = "none";
+  bool system_only = false;
+  bool task_only = false;
+  std::string tasks_dir;
+  std::string context_dir;
+};
+
+std::string size_note(std::string_view text) {
+  return fmt::format("{} bytes, ~{} tokens", text.size(), prompt::estimate_tokens(text));
 }
+
+int run_prompt(const PromptOptions& options) {
+  auto arch = arch::parse(options.arch);
+  if (!arch) {
+    fmt::print(stderr, "ptxbench prompt: --arch {}: expected hopper or blackwell\n", options.arch);
+    return kExitUsage;
+  }
+  auto level = prompt::parse_context_level(options.context);
+  if (!level) {
+    fmt::print(stderr, "ptxbench prompt: --context {}: expected none, isa, guide or examples\n",
+               options.context);
+    return kExitUsage;
+  }
+  auto suite =
+      task::load_suite(options.tasks_dir.empty() ? task::default_tasks_dir()
+                                                 : std::filesystem::path(options.tasks_dir));
+  if (!suite) {
+    fmt::print(stderr, "ptxbench prompt: {}\n", suite.error().message);
+    return kExitUsage;
+  }
+  const task::Task* task = task::find_task(*suite, options.task);
+  if (task == nullptr) {
+    fmt::print(stderr, "ptxbench prompt: no task named '{}' (see `ptxbench tasks`)\n",
+               options.task);
+    return kExitUsage;
+  }
+  auto built = prompt::build_prompt(*task, *arch, *level,
+                                    options.context_dir.empty()
+                                        ? prompt::default_context_dir()
+                                        : std::filesystem::path(options.context_dir));
+  if (!built) {
+    fmt::print(stderr, "ptxbench prompt: {}\n", built.error().message);
+    return kExitUsage;
+  }
+  // With one part only, stdout holds exactly that text (for piping); the estimate goes to stderr.
+  if (options.system_only || options.task_only) {
+    const std::string& text = options.system_only ? built->system : built->task;
+    fmt::print("{}", text);
+    fmt::print(stderr, "[{} prompt: {}; tokens estimated as bytes / 4]\n",
+               options.system_only ? "system" : "task", size_note(text));
+    return kExitOk;
+  }
+  fmt::print("===== system prompt ({}) =====\n{}\n", size_note(built->system), built->system);
+  fmt::print("===== task prompt ({}) =====\n{}\n", size_note(built->task), built->task);
+  fmt::print("===== total: ~{} tokens (estimate: bytes / 4) =====\n",
+             prompt::estimate_tokens(built->system) + prompt::estimate_tokens(built->task));
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_prompt_command(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<PromptOptions>();
+  auto* sub = app.add_subcommand("prompt", "");
+  sub->add_option("task", options->task, "Task name (see `ptxbench tasks`)")->required();
+  sub->add_option("--arch", options->arch, "hopper or blackwell")->capture_default_str();
+  sub->add_option("--context", options->context, "Context level: none, isa, guide or examples")
+      ->capture_default_str();
+  auto* system_only =
+      sub->add_flag("--system-only", options->system_only, "Print only the system prompt");
+  sub->add_flag("--task-only", options->task_only, "Print only the task prompt")
+      ->excludes(system_only);
+  sub->add_option("--tasks-dir", options->tasks_dir, "Task suite directory (default: built-in)");
+  sub->add_option("--context-dir", options->context_dir,
+                  "Context documents directory (default: built-in context/)");
+  sub->callback([options, &context] { context.exit_code = run_prompt(*options); });
+}
+
 }  // namespace ptxbench::cli

@@ -1,14 +1,225 @@
+// `ptxbench run --config run.yaml` (and/or flags): models x tasks x archs x context levels x
+// samples, each trajectory up to --turns turns, written to --out and resumable by rerunning the
+// same command. docs/running.md is the reference.
 #include <fmt/format.h>
 
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ptxbench/agent/evaluation_service.hpp"
+#include "ptxbench/agent/run_config.hpp"
+#include "ptxbench/agent/run_executor.hpp"
 #include "ptxbench/cli/command.hpp"
+#include "ptxbench/model/provider_factory.hpp"
+#include "ptxbench/task/task_loader.hpp"
 
 namespace ptxbench::cli {
-// Placeholder until the run command lands: says so and fails.
-void add_run_command(CLI::App& app, CommandContext& context) {
-  auto* sub = app.add_subcommand("run", "");
-  sub->callback([&context] {
-    fmt::print(stderr, "ptxbench run: not available in this build yet\n");
-    context.exit_code = kExitInternal;
-  });
+namespace {
+
+using Json = nlohmann::json;
+
+struct RunFlags {
+  std::string config;
+  std::string out;
+  // One model from flags (replaces the config's models).
+  std::string model, provider, model_id, base_url, command, replay;
+  std::optional<std::string> api_key_env;
+  std::optional<double> temperature, top_p, timeout_s, rpm;
+  std::optional<int> max_tokens, concurrency, max_attempts;
+  bool stream = false;
+  // The grid and the loop.
+  std::vector<std::string> tasks, archs, contexts;
+  std::optional<int> samples, turns, parallel;
+  std::optional<std::string> history;
+  std::optional<double> target_speedup;
+  std::string tasks_dir, context_dir;
+  bool no_gpu = false;
+};
+
+util::Expected<model::ProviderConfig> model_from_flags(const RunFlags& flags) {
+  Json json{{"name", flags.model},
+            {"provider", flags.provider.empty() ? "openai" : flags.provider}};
+  if (!flags.model_id.empty()) json["model"] = flags.model_id;
+  if (!flags.base_url.empty()) json["base_url"] = flags.base_url;
+  if (flags.api_key_env) json["api_key_env"] = *flags.api_key_env;
+  if (!flags.command.empty()) json["command"] = flags.command;
+  if (!flags.replay.empty()) json["path"] = flags.replay;
+  if (flags.temperature) json["temperature"] = *flags.temperature;
+  if (flags.top_p) json["top_p"] = *flags.top_p;
+  if (flags.max_tokens) json["max_tokens"] = *flags.max_tokens;
+  if (flags.timeout_s) json["timeout_s"] = *flags.timeout_s;
+  if (flags.stream) json["stream"] = true;
+  if (flags.concurrency || flags.rpm) {
+    json["limits"] = Json::object();
+    if (flags.concurrency) json["limits"]["concurrency"] = *flags.concurrency;
+    if (flags.rpm) json["limits"]["requests_per_minute"] = *flags.rpm;
+  }
+  if (flags.max_attempts) json["retries"] = {{"max_attempts", *flags.max_attempts}};
+  return model::provider_config_from_json(json, std::filesystem::current_path());
 }
+
+// The config file (when given) with the flags laid over it.
+util::Expected<agent::RunConfig> resolve_config(const RunFlags& flags) {
+  agent::RunConfig config;
+  if (!flags.config.empty()) {
+    auto loaded = agent::load_run_config(flags.config);
+    if (!loaded) return loaded.error();
+    config = std::move(*loaded);
+  }
+  if (!flags.model.empty()) {
+    auto model = model_from_flags(flags);
+    if (!model) return model.error();
+    config.models = {std::move(*model)};
+  } else if (!flags.provider.empty() || !flags.command.empty() || !flags.replay.empty()) {
+    return util::make_error("--provider, --command and --replay need --model NAME");
+  }
+  if (!flags.out.empty()) config.out = flags.out;
+  if (!flags.tasks.empty()) config.tasks = flags.tasks;
+  if (!flags.archs.empty()) {
+    auto archs = agent::parse_arch_list(flags.archs);
+    if (!archs) return archs.error();
+    config.archs = *archs;
+  }
+  if (!flags.contexts.empty()) {
+    auto levels = agent::parse_context_list(flags.contexts);
+    if (!levels) return levels.error();
+    config.contexts = *levels;
+  }
+  if (flags.samples) config.samples = *flags.samples;
+  if (flags.turns) config.turns = *flags.turns;
+  if (flags.history) {
+    auto history = agent::parse_history_policy(*flags.history);
+    if (!history) return history.error();
+    config.history = *history;
+  }
+  if (flags.target_speedup) config.target_speedup = *flags.target_speedup;
+  if (flags.parallel) config.evaluation.parallel = *flags.parallel;
+  if (flags.no_gpu) config.evaluation.gpu = false;
+  if (!flags.tasks_dir.empty()) config.tasks_dir = flags.tasks_dir;
+  if (!flags.context_dir.empty()) config.context_dir = flags.context_dir;
+  if (auto valid = agent::validate(config); !valid) return valid.error();
+  return config;
+}
+
+int run_run(const RunFlags& flags) {
+  auto config = resolve_config(flags);
+  if (!config) {
+    fmt::print(stderr, "ptxbench run: {}\n", config.error().message);
+    return kExitUsage;
+  }
+  auto suite =
+      task::load_suite(config->tasks_dir.empty() ? task::default_tasks_dir() : config->tasks_dir);
+  if (!suite) {
+    fmt::print(stderr, "ptxbench run: {}\n", suite.error().message);
+    return kExitUsage;
+  }
+  auto tasks = agent::select_tasks(*suite, config->tasks);
+  if (!tasks) {
+    fmt::print(stderr, "ptxbench run: {}\n", tasks.error().message);
+    return kExitUsage;
+  }
+  agent::RunPlan plan{.trajectories = agent::expand_grid(*config, *tasks),
+                      .agent = {.max_turns = config->turns,
+                                .history = config->history,
+                                .target_speedup = config->target_speedup},
+                      .context_dir = config->context_dir.empty() ? prompt::default_context_dir()
+                                                                 : config->context_dir,
+                      .config = agent::to_json(*config, *tasks),
+                      .grid = agent::grid_of(*config, *tasks)};
+  for (const auto& model_config : config->models) {
+    auto provider = model::make_provider(model_config);
+    if (!provider) {
+      fmt::print(stderr, "ptxbench run: {}\n", provider.error().message);
+      return kExitUsage;
+    }
+    plan.models.push_back({model_config, std::move(*provider)});
+  }
+  auto directory = agent::RunDirectory::open(config->out);
+  if (!directory) {
+    fmt::print(stderr, "ptxbench run: {}\n", directory.error().message);
+    return kExitUsage;
+  }
+  auto evaluations = agent::make_evaluation_service(
+      config->evaluation.gpu, config->evaluation.parallel, config->evaluation.compile_timeout);
+  std::mutex print_mutex;
+  agent::RunObserver observer{.on_turn =
+                                  [&print_mutex](const agent::TurnEvent& event) {
+                                    std::lock_guard lock(print_mutex);
+                                    fmt::print(stderr, "{}\n", agent::describe(event));
+                                  },
+                              .on_trajectory =
+                                  [&print_mutex](const agent::Trajectory& trajectory) {
+                                    if (trajectory.info.status != agent::TrajectoryStatus::kFailed)
+                                      return;
+                                    std::lock_guard lock(print_mutex);
+                                    fmt::print(stderr, "{} failed: {}\n", trajectory.info.id,
+                                               trajectory.info.error);
+                                  },
+                              .on_message =
+                                  [&print_mutex](std::string_view line) {
+                                    std::lock_guard lock(print_mutex);
+                                    fmt::print(stderr, "{}\n", line);
+                                  }};
+  fmt::print(stderr, "run directory: {}\n", directory->root().string());
+  auto summary = agent::execute_run(plan, *directory, evaluations->function(), observer);
+  if (!summary) {
+    fmt::print(stderr, "ptxbench run: {}\n", summary.error().message);
+    return kExitUsage;
+  }
+  fmt::print(
+      "{} trajectories: {} finished, {} failed (provider errors), {} turns run now; "
+      "written to {}\n",
+      plan.trajectories.size(), summary->finished, summary->failed, summary->turns_run,
+      directory->root().string());
+  for (const auto& error : summary->internal_errors) {
+    fmt::print(stderr, "internal error: {}\n", error);
+  }
+  if (!summary->internal_errors.empty()) return kExitInternal;
+  if (summary->failed > 0) {
+    fmt::print(stderr, "rerun the same command to retry the failed trajectories\n");
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, CommandContext& context) {
+  auto flags = std::make_shared<RunFlags>();
+  auto* sub = app.add_subcommand("run", "");
+  sub->add_option("--config", flags->config, "run.yaml (see docs/running.md); flags override it");
+  sub->add_option("--out", flags->out, "Run directory; rerunning with the same one resumes");
+  sub->add_option("--model", flags->model, "One model from flags: its name in results");
+  sub->add_option("--provider", flags->provider, "openai (default), anthropic, command or replay");
+  sub->add_option("--model-id", flags->model_id,
+                  "The model name the API expects (default: --model)");
+  sub->add_option("--base-url", flags->base_url, "API base URL (e.g. http://localhost:8000/v1)");
+  sub->add_option("--api-key-env", flags->api_key_env,
+                  "Environment variable with the API key (\"\" for none)");
+  sub->add_option("--command", flags->command, "Program for provider command (split on spaces)");
+  sub->add_option("--replay", flags->replay, "Recorded replies for provider replay");
+  sub->add_option("--temperature", flags->temperature);
+  sub->add_option("--top-p", flags->top_p);
+  sub->add_option("--max-tokens", flags->max_tokens);
+  sub->add_option("--timeout-s", flags->timeout_s, "Per request (or command run)");
+  sub->add_flag("--stream", flags->stream, "Stream replies (OpenAI-compatible)");
+  sub->add_option("--concurrency", flags->concurrency, "Model calls in flight at once");
+  sub->add_option("--rpm", flags->rpm, "Requests per minute at most");
+  sub->add_option("--max-attempts", flags->max_attempts, "Requests per call, retries included");
+  sub->add_option("--tasks", flags->tasks, "Task names, globs, core or all")->delimiter(',');
+  sub->add_option("--archs", flags->archs, "hopper, blackwell")->delimiter(',');
+  sub->add_option("--contexts", flags->contexts, "none, isa, guide, examples")->delimiter(',');
+  sub->add_option("--samples", flags->samples, "Trajectories per cell");
+  sub->add_option("--turns", flags->turns, "Turns per trajectory (default 8)");
+  sub->add_option("--history", flags->history, "full (default) or last-K");
+  sub->add_option("--target-speedup", flags->target_speedup, "Stop a trajectory once reached");
+  sub->add_option("--parallel", flags->parallel, "Evaluations at once (default: CPU cores)");
+  sub->add_flag("--no-gpu", flags->no_gpu, "Stop after compile and static SASS");
+  sub->add_option("--tasks-dir", flags->tasks_dir, "Task suite (default: built-in)");
+  sub->add_option("--context-dir", flags->context_dir, "Context documents (default: built-in)");
+  sub->callback([flags, &context] { context.exit_code = run_run(*flags); });
+}
+
 }  // namespace ptxbench::cli

@@ -1,0 +1,232 @@
+#include "ptxbench/agent/demo.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "ptxbench/model/replay_provider.hpp"
+#include "ptxbench/util/fs.hpp"
+
+namespace ptxbench::agent {
+namespace {
+
+using eval::Verdict;
+
+bool is_gpu_verdict(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kSanitizerError:
+    case Verdict::kRuntimeError:
+    case Verdict::kTimeout:
+    case Verdict::kIncorrectShape:
+    case Verdict::kIncorrectNumerical:
+    case Verdict::kInputsModified:
+    case Verdict::kInstructionsNotExecuted:
+    case Verdict::kPassed:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string families_present(const eval::Evaluation& evaluation) {
+  if (evaluation.families.empty()) return "n/a";
+  std::string out;
+  for (const auto& family : evaluation.families) {
+    if (!family.requested) continue;
+    if (!out.empty()) out += " ";
+    out += family.static_count > 0 ? family.family : "no-" + family.family;
+  }
+  return out.empty() ? "-" : out;
+}
+
+std::string families_executed(const eval::Evaluation& evaluation) {
+  if (evaluation.families.empty()) return "n/a";
+  std::string out;
+  bool measured = false;
+  for (const auto& family : evaluation.families) {
+    if (!family.requested || !family.executed_count) continue;
+    measured = true;
+    if (!out.empty()) out += " ";
+    out += family.substantial ? family.family : "no-" + family.family;
+  }
+  return measured ? out : "not measured";
+}
+
+std::string speedup_text(const eval::Evaluation& evaluation) {
+  if (auto speedup = evaluation.headline_speedup()) return fmt::format("{:.2f}x", *speedup);
+  if (evaluation.verdict == Verdict::kNotRun) return "GPU stages not run";
+  return "-";
+}
+
+std::string render_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()), 0);
+    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  std::string out;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (std::size_t c = 0; c < rows[r].size(); ++c) {
+      out += c + 1 < rows[r].size() ? fmt::format("{:<{}}  ", rows[r][c], widths[c]) : rows[r][c];
+    }
+    out += "\n";
+    if (r == 0) {
+      for (std::size_t c = 0; c < widths.size(); ++c) {
+        out += std::string(widths[c], '-') + (c + 1 < widths.size() ? "  " : "");
+      }
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string demo_model_name(const SolutionFile& solution) {
+  if (solution.group == "hopper" || solution.group == "blackwell") return "expert";
+  if (solution.group.empty()) return "solutions";
+  return solution.group;
+}
+
+DemoPlan plan_demo(const std::vector<task::Task>& suite, const SolutionScan& scan,
+                   prompt::ContextLevel context, const std::filesystem::path& context_dir,
+                   int concurrency) {
+  DemoPlan demo;
+  demo.notes = scan.problems;
+  model::ReplayBook book;
+  std::map<std::string, int> samples;  // per model/task/arch
+  std::set<std::string> models;
+  for (const auto& solution : scan.files) {
+    const task::Task* task = nullptr;
+    for (const auto& candidate : suite) {
+      if (candidate.name == solution.header.task) task = &candidate;
+    }
+    if (task == nullptr) {
+      demo.notes.push_back(fmt::format("{}: task '{}' is not in the suite; skipped",
+                                       solution.path.string(), solution.header.task));
+      continue;
+    }
+    auto text = util::read_file(solution.path);
+    if (!text) {
+      demo.notes.push_back(text.error().message);
+      continue;
+    }
+    std::string model = demo_model_name(solution);
+    models.insert(model);
+    std::string cell =
+        fmt::format("{}/{}/{}", model, task->name, arch::to_string(solution.header.arch));
+    TrajectorySpec spec{.model = model,
+                        .provider = "replay",
+                        .task = task,
+                        .arch = solution.header.arch,
+                        .context = context,
+                        .sample = samples[cell]++};
+    book.add(spec.id(), {{.content = model::as_reply(*text, solution.path),
+                          .source = solution.path.string()}});
+    demo.entries.push_back({.solution = solution, .spec = spec});
+    demo.plan.trajectories.push_back(spec);
+  }
+  for (const auto& task : suite) {
+    if (!task.core) continue;
+    for (auto arch : arch::all()) {
+      bool covered = std::any_of(demo.entries.begin(), demo.entries.end(), [&](const DemoEntry& e) {
+        return e.spec.task == &task && e.spec.arch == arch &&
+               e.solution.header.expect == Verdict::kPassed;
+      });
+      if (!covered) {
+        demo.notes.push_back(fmt::format("core task {} on {}: no expert solution found", task.name,
+                                         arch::to_string(arch)));
+      }
+    }
+  }
+
+  // One replay provider serves every demo model: the trajectory id picks the reply.
+  auto provider = std::make_shared<model::ReplayProvider>(std::move(book));
+  nlohmann::json grid_models = nlohmann::json::array();
+  for (const auto& model : models) {
+    model::ProviderConfig config{.name = model, .kind = model::ProviderKind::kReplay};
+    config.limits.concurrency = std::max(1, concurrency);
+    demo.plan.models.push_back({.config = config, .provider = provider});
+    grid_models.push_back(model);
+  }
+  nlohmann::json ids = nlohmann::json::array();
+  for (const auto& entry : demo.entries) {
+    ids.push_back({{"id", entry.spec.id()},
+                   {"reply", entry.solution.path.string()},
+                   {"expect", eval::to_string(entry.solution.header.expect)}});
+  }
+  demo.plan.agent = AgentOptions{.max_turns = 1};
+  demo.plan.context_dir = context_dir;
+  demo.plan.grid = {{"demo", true},
+                    {"models", grid_models},
+                    {"trajectories", ids},
+                    {"contexts", {prompt::to_string(context)}},
+                    {"turns", 1}};
+  demo.plan.config = {{"demo", true}, {"solutions", ids}, {"context", prompt::to_string(context)}};
+  return demo;
+}
+
+Agreement agreement(Verdict expected, Verdict got) {
+  if (expected == got) return Agreement::kAsExpected;
+  if (got == Verdict::kNotRun && is_gpu_verdict(expected)) return Agreement::kConsistent;
+  return Agreement::kUnexpected;
+}
+
+std::string_view to_string(Agreement agreement) {
+  switch (agreement) {
+    case Agreement::kAsExpected:
+      return "as expected";
+    case Agreement::kConsistent:
+      return "consistent so far";
+    case Agreement::kUnexpected:
+      return "UNEXPECTED";
+  }
+  return "?";
+}
+
+std::string render_demo_table(const std::vector<DemoEntry>& entries,
+                              const std::vector<Trajectory>& trajectories) {
+  std::map<std::string, const Trajectory*> by_id;
+  for (const auto& trajectory : trajectories) by_id[trajectory.info.id] = &trajectory;
+  std::vector<std::vector<std::string>> rows{{"task", "arch", "reply", "expected", "verdict", "",
+                                              "present (SASS)", "executed", "speedup"}};
+  std::map<std::string, std::string> not_run;  // stage -> reason
+  for (const auto& entry : entries) {
+    std::vector<std::string> row{entry.spec.task->name,
+                                 std::string(arch::to_string(entry.spec.arch)),
+                                 entry.solution.path.filename().string(),
+                                 std::string(eval::to_string(entry.solution.header.expect))};
+    auto it = by_id.find(entry.spec.id());
+    if (it == by_id.end() || it->second->turns.empty()) {
+      std::string why = it == by_id.end() ? "no result" : it->second->info.error;
+      row.insert(row.end(), {"-", why.empty() ? "no turn" : why, "", "", ""});
+      rows.push_back(std::move(row));
+      continue;
+    }
+    const eval::Evaluation& evaluation = it->second->turns.back().evaluation;
+    row.insert(
+        row.end(),
+        {std::string(eval::to_string(evaluation.verdict)),
+         std::string(to_string(agreement(entry.solution.header.expect, evaluation.verdict))),
+         families_present(evaluation), families_executed(evaluation), speedup_text(evaluation)});
+    rows.push_back(std::move(row));
+    for (const auto& stage : evaluation.stages) {
+      if (stage.status == eval::StageStatus::kNotRun &&
+          !not_run.contains(std::string(eval::to_string(stage.stage)))) {
+        not_run[std::string(eval::to_string(stage.stage))] = stage.message;
+      }
+    }
+  }
+  std::string out = render_table(rows);
+  if (!not_run.empty()) {
+    out += "\nSkipped on this machine (GPU stages not run, never counted as passed):\n";
+    for (const auto& [stage, reason] : not_run) {
+      out += fmt::format("  {}{}\n", stage, reason.empty() ? "" : ": " + reason);
+    }
+  }
+  return out;
+}
+
+}  // namespace ptxbench::agent
