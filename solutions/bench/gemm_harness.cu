@@ -27,23 +27,23 @@
 
 namespace {
 
-#define CHECK_CUDA(call)                                                                       \
-  do {                                                                                         \
-    cudaError_t status_ = (call);                                                              \
-    if (status_ != cudaSuccess) {                                                              \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call,                        \
-                   cudaGetErrorString(status_));                                               \
-      std::exit(2);                                                                            \
-    }                                                                                          \
+#define CHECK_CUDA(call)                                                \
+  do {                                                                  \
+    cudaError_t status_ = (call);                                       \
+    if (status_ != cudaSuccess) {                                       \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorString(status_));                        \
+      std::exit(2);                                                     \
+    }                                                                   \
   } while (0)
-#define CHECK_CUBLAS(call)                                                                     \
-  do {                                                                                         \
-    cublasStatus_t status_ = (call);                                                           \
-    if (status_ != CUBLAS_STATUS_SUCCESS) {                                                    \
-      std::fprintf(stderr, "%s:%d %s: cublas status %d\n", __FILE__, __LINE__, #call,          \
-                   static_cast<int>(status_));                                                 \
-      std::exit(2);                                                                            \
-    }                                                                                          \
+#define CHECK_CUBLAS(call)                                                            \
+  do {                                                                                \
+    cublasStatus_t status_ = (call);                                                  \
+    if (status_ != CUBLAS_STATUS_SUCCESS) {                                           \
+      std::fprintf(stderr, "%s:%d %s: cublas status %d\n", __FILE__, __LINE__, #call, \
+                   static_cast<int>(status_));                                        \
+      std::exit(2);                                                                   \
+    }                                                                                 \
   } while (0)
 
 using bf16 = __nv_bfloat16;
@@ -55,8 +55,8 @@ struct Shape {
 
 // The gemm_n{N}_k{K} family of tasks/gemm/ (N, K) and its workload M values.
 const std::vector<Shape> kDefaultShapes = {
-    {7168, 5120},  {128, 2048},  {256, 7168},  {2048, 4096},  {2048, 5376},  {4096, 4096},
-    {4096, 5376},  {4096, 14336}, {5120, 2048}, {5120, 5120},  {5120, 17408}, {5376, 4096},
+    {7168, 5120},  {128, 2048},   {256, 7168},   {2048, 4096},  {2048, 5376},  {4096, 4096},
+    {4096, 5376},  {4096, 14336}, {5120, 2048},  {5120, 5120},  {5120, 17408}, {5376, 4096},
     {5376, 21504}, {6144, 4096},  {21504, 5376}, {28672, 4096}, {34816, 5120}};
 const std::vector<int64_t> kDefaultMs = {70, 232, 972, 2379, 8192, 8828};
 
@@ -102,8 +102,8 @@ struct Candidate {
 };
 
 // Calls run(A, B, C) through the TVM-FFI C ABI; returns the error text, empty on success.
-std::string call_candidate(const Candidate& cand, bf16* a, bf16* b, bf16* c, int64_t m,
-                           int64_t n, int64_t k) {
+std::string call_candidate(const Candidate& cand, bf16* a, bf16* b, bf16* c, int64_t m, int64_t n,
+                           int64_t k) {
   int64_t shape_a[2] = {m, k}, shape_b[2] = {n, k}, shape_c[2] = {m, n};
   const DLDataType dtype{kDLBfloat, 16, 1};
   const DLDevice device{kDLCUDA, 0};
@@ -122,8 +122,8 @@ std::string call_candidate(const Candidate& cand, bf16* a, bf16* b, bf16* c, int
   TVMFFIObjectHandle error = nullptr;
   TVMFFIErrorMoveFromRaised(&error);
   if (error == nullptr) return "run() failed without an error object";
-  const auto* cell = reinterpret_cast<const TVMFFIErrorCell*>(
-      reinterpret_cast<const char*>(error) + sizeof(TVMFFIObject));
+  const auto* cell = reinterpret_cast<const TVMFFIErrorCell*>(reinterpret_cast<const char*>(error) +
+                                                              sizeof(TVMFFIObject));
   std::string text(cell->kind.data, cell->kind.size);
   text += ": ";
   text.append(cell->message.data, cell->message.size);
@@ -135,13 +135,13 @@ std::string call_candidate(const Candidate& cand, bf16* a, bf16* b, bf16* c, int
 // op(B) = T on the K x N column-major view of B, op(A) = N on the K x M view of A.
 class CublasGemm {
  public:
-  CublasGemm(cublasLtHandle_t handle, void* workspace, size_t workspace_bytes, int64_t m,
-             int64_t n, int64_t k)
+  CublasGemm(cublasLtHandle_t handle, void* workspace, size_t workspace_bytes, int64_t m, int64_t n,
+             int64_t k)
       : handle_(handle), workspace_(workspace), workspace_bytes_(workspace_bytes) {
     CHECK_CUBLAS(cublasLtMatmulDescCreate(&op_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     const cublasOperation_t trans = CUBLAS_OP_T, no_trans = CUBLAS_OP_N;
-    CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &trans,
-                                                sizeof(trans)));
+    CHECK_CUBLAS(
+        cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &trans, sizeof(trans)));
     CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &no_trans,
                                                 sizeof(no_trans)));
     CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&layout_b_, CUDA_R_16BF, k, n, k));
@@ -161,9 +161,9 @@ class CublasGemm {
   void choose_algorithm(const bf16* a, const bf16* b, bf16* c, cudaStream_t stream) {
     cublasLtMatmulPreference_t pref;
     CHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
-    CHECK_CUBLAS(cublasLtMatmulPreferenceSetAttribute(
-        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes_,
-        sizeof(workspace_bytes_)));
+    CHECK_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref,
+                                                      CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                      &workspace_bytes_, sizeof(workspace_bytes_)));
     cublasLtMatmulHeuristicResult_t results[8];
     int found = 0;
     CHECK_CUBLAS(cublasLtMatmulAlgoGetHeuristic(handle_, op_, layout_b_, layout_a_, layout_c_,
@@ -204,8 +204,8 @@ class CublasGemm {
 
   bool launch(const bf16* a, const bf16* b, bf16* c, cudaStream_t stream) const {
     const float alpha = 1.0f, beta = 0.0f;
-    return cublasLtMatmul(handle_, op_, &alpha, b, layout_b_, a, layout_a_, &beta, c, layout_c_,
-                          c, layout_c_, &algo_, workspace_, workspace_bytes_,
+    return cublasLtMatmul(handle_, op_, &alpha, b, layout_b_, a, layout_a_, &beta, c, layout_c_, c,
+                          layout_c_, &algo_, workspace_, workspace_bytes_,
                           stream) == CUBLAS_STATUS_SUCCESS;
   }
 
@@ -328,8 +328,8 @@ int main(int argc, char** argv) {
   cudaEvent_t events[4];
   for (auto& e : events) CHECK_CUDA(cudaEventCreate(&e));
 
-  std::printf("%-18s %6s %6s %6s  %9s %9s  %8s %8s  %6s  %s\n", "shape", "M", "N", "K",
-              "cand_ms", "cublas_ms", "cand_TF", "cublas_TF", "ratio", "check");
+  std::printf("%-18s %6s %6s %6s  %9s %9s  %8s %8s  %6s  %s\n", "shape", "M", "N", "K", "cand_ms",
+              "cublas_ms", "cand_TF", "cublas_TF", "ratio", "check");
   double log_ratio_large = 0, log_ratio_all = 0;
   int count_large = 0, count_all = 0, failures = 0;
   uint32_t seed = 1;
@@ -360,7 +360,8 @@ int main(int argc, char** argv) {
       for (int trial = 0; trial < 3 && verdict == "ok"; ++trial) {
         const int set = trial % 2;
         CHECK_CUDA(cudaMemsetAsync(c[set], 0xFF, m * n * sizeof(bf16), stream));
-        const std::string error = call_candidate(options.candidate, a[set], b[set], c[set], m, n, k);
+        const std::string error =
+            call_candidate(options.candidate, a[set], b[set], c[set], m, n, k);
         if (!error.empty()) {
           verdict = "run() error: " + error;
           break;
@@ -443,10 +444,11 @@ int main(int argc, char** argv) {
     }
   }
   if (count_all > 0) {
-    std::printf("# %s: geomean cuBLASLt/candidate time: M>=8192 %.3f (%d workloads), all %.3f (%d)\n",
-                options.candidate.label.c_str(),
-                count_large ? std::exp(log_ratio_large / count_large) : NAN, count_large,
-                std::exp(log_ratio_all / count_all), count_all);
+    std::printf(
+        "# %s: geomean cuBLASLt/candidate time: M>=8192 %.3f (%d workloads), all %.3f (%d)\n",
+        options.candidate.label.c_str(),
+        count_large ? std::exp(log_ratio_large / count_large) : NAN, count_large,
+        std::exp(log_ratio_all / count_all), count_all);
   }
   std::printf("# %s: %d workload(s) failed the check\n", options.candidate.label.c_str(), failures);
   return failures == 0 ? 0 : 1;

@@ -79,9 +79,9 @@ struct Config {
   static constexpr int kBlockK = 32;
   static constexpr int kStages = 3;
   static constexpr int kThreads = 256;
-  static constexpr int kWarpRows = 64;  // 2 warps along M
-  static constexpr int kWarpCols = 32;  // 4 warps along N
-  static constexpr int kRowElements = kBlockK + 8;  // padded shared-memory row
+  static constexpr int kWarpRows = 64;               // 2 warps along M
+  static constexpr int kWarpCols = 32;               // 4 warps along N
+  static constexpr int kRowElements = kBlockK + 8;   // padded shared-memory row
   static constexpr int kChunksPerRow = kBlockK / 8;  // 16-byte cp.async chunks
   static_assert((kBlockM * kChunksPerRow) % kThreads == 0, "whole copy rounds");
   static_assert((kRowElements * sizeof(bf16)) % 16 == 0, "cp.async needs 16-byte aligned rows");
@@ -146,8 +146,8 @@ __global__ void __launch_bounds__(Config::kThreads)
 #pragma unroll
       for (int mi = 0; mi < 4; ++mi) {
         const int row = warp_row + mi * 16 + lane % 8 + 8 * ((lane / 8) % 2);
-        ptx::ldmatrix_x4(&tile_a[row * Config::kRowElements + kk + 8 * (lane / 16)],
-                         frag_a[mi][0], frag_a[mi][1], frag_a[mi][2], frag_a[mi][3]);
+        ptx::ldmatrix_x4(&tile_a[row * Config::kRowElements + kk + 8 * (lane / 16)], frag_a[mi][0],
+                         frag_a[mi][1], frag_a[mi][2], frag_a[mi][3]);
       }
 #pragma unroll
       for (int pair = 0; pair < 2; ++pair) {
