@@ -219,8 +219,9 @@ void launch_fill_random(void* data, std::int64_t n, task::Distribution d, std::u
 }
 
 template <class T>
-ComparisonCounts launch_compare(const void* candidate, const void* reference, std::int64_t n,
-                                double atol, double rtol, cudaStream_t stream) {
+worker::ComparisonTotals launch_compare(const void* candidate, const void* reference,
+                                        std::int64_t n, double atol, double rtol,
+                                        cudaStream_t stream) {
   DeviceBuffer device_counts(sizeof(DeviceCounts));
   DeviceCounts initial{0, 0, 0, 0, 0, ~0ull};
   PTXBENCH_CUDA_CHECK(cudaMemcpyAsync(device_counts.data(), &initial, sizeof initial,
@@ -233,7 +234,7 @@ ComparisonCounts launch_compare(const void* candidate, const void* reference, st
   PTXBENCH_CUDA_CHECK(
       cudaMemcpyAsync(&host, device_counts.data(), sizeof host, cudaMemcpyDeviceToHost, stream));
   PTXBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-  ComparisonCounts out;
+  worker::ComparisonTotals out;
   out.elements = n;
   out.mismatches = static_cast<std::int64_t>(host.mismatches);
   out.nan_count = static_cast<std::int64_t>(host.nans);
@@ -327,10 +328,10 @@ std::uint64_t hash_bytes(const void* data, std::size_t bytes, cudaStream_t strea
   return mix64(host ^ bytes);
 }
 
-ComparisonCounts compare_tensors(const void* candidate, const void* reference, task::DType dtype,
-                                 std::int64_t elements, double atol, double rtol,
-                                 cudaStream_t stream) {
-  if (elements == 0) return ComparisonCounts{};
+worker::ComparisonTotals compare_tensors(const void* candidate, const void* reference,
+                                         task::DType dtype, std::int64_t elements, double atol,
+                                         double rtol, cudaStream_t stream) {
+  if (elements == 0) return worker::ComparisonTotals{};
   switch (dtype) {
     case task::DType::kBFloat16:
       return launch_compare<__nv_bfloat16>(candidate, reference, elements, atol, rtol, stream);
@@ -348,7 +349,7 @@ ComparisonCounts compare_tensors(const void* candidate, const void* reference, t
       return launch_compare<std::int64_t>(candidate, reference, elements, atol, rtol, stream);
   }
   PTXBENCH_CHECK(false, "unknown dtype");
-  return ComparisonCounts{};
+  return worker::ComparisonTotals{};
 }
 
 }  // namespace ptxbench::eval::gpu

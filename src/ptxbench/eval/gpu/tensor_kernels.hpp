@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ptxbench/eval/worker/output_comparison.hpp"
 #include "ptxbench/task/task.hpp"
 
 namespace ptxbench::eval::gpu {
@@ -23,19 +24,9 @@ void fill_poison(void* data, task::DType dtype, std::int64_t elements, cudaStrea
 // Order-sensitive 64-bit hash of `bytes` bytes (waits for the stream).
 std::uint64_t hash_bytes(const void* data, std::size_t bytes, cudaStream_t stream);
 
-struct ComparisonCounts {
-  std::int64_t elements = 0;
-  std::int64_t mismatches = 0;  // elements failing the rule, NaN and Inf included
-  std::int64_t nan_count = 0;
-  std::int64_t inf_count = 0;
-  double max_abs_error = 0;  // over elements where both values are finite
-  double max_rel_error = 0;
-  std::int64_t first_bad_index = -1;
-};
-
 // Applies the element rule (worker/element_rule.hpp) to every element (waits for the stream).
-ComparisonCounts compare_tensors(const void* candidate, const void* reference, task::DType dtype,
-                                 std::int64_t elements, double atol, double rtol,
-                                 cudaStream_t stream);
+worker::ComparisonTotals compare_tensors(const void* candidate, const void* reference,
+                                         task::DType dtype, std::int64_t elements, double atol,
+                                         double rtol, cudaStream_t stream);
 
 }  // namespace ptxbench::eval::gpu

@@ -165,4 +165,30 @@ util::Expected<WorkerJob> parse_job(std::string_view text) {
   return job_from_json(j);
 }
 
+std::string format_jobs(const std::vector<WorkerJob>& jobs) {
+  json list = json::array();
+  for (const auto& job : jobs) list.push_back(to_json(job));
+  return json{{"jobs", list}}.dump() + "\n";
+}
+
+util::Expected<std::vector<WorkerJob>> parse_jobs(std::string_view text) {
+  auto j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object())
+    return util::make_error("worker jobs are not a JSON object");
+  std::vector<WorkerJob> jobs;
+  if (!j.contains("jobs")) {
+    auto job = job_from_json(j);
+    if (!job) return job.error();
+    jobs.push_back(std::move(job.value()));
+    return jobs;
+  }
+  if (!j.at("jobs").is_array() || j.at("jobs").empty()) return util::make_error("no worker jobs");
+  for (const auto& item : j.at("jobs")) {
+    auto job = job_from_json(item);
+    if (!job) return job.error();
+    jobs.push_back(std::move(job.value()));
+  }
+  return jobs;
+}
+
 }  // namespace ptxbench::eval::worker

@@ -3,7 +3,6 @@
 // task and a workload and hands it to the worker as JSON on stdin, so the worker needs no task
 // file and tests can build jobs by hand.
 #pragma once
-#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -67,5 +66,9 @@ WorkerJob make_job(const task::Task& task, const task::Workload& workload);
 nlohmann::json to_json(const WorkerJob& job);
 util::Expected<WorkerJob> job_from_json(const nlohmann::json& json);
 util::Expected<WorkerJob> parse_job(std::string_view text);
+
+// Several jobs for one worker process: {"jobs": [job, ...]}; a single job object is accepted too.
+std::string format_jobs(const std::vector<WorkerJob>& jobs);
+util::Expected<std::vector<WorkerJob>> parse_jobs(std::string_view text);
 
 }  // namespace ptxbench::eval::worker

@@ -1,0 +1,151 @@
+// The untrusted half of correctness: the candidate runs here, never next to the reference.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <optional>
+#include <vector>
+
+#include "ptxbench/eval/gpu/baseline.hpp"
+#include "ptxbench/eval/gpu/candidate_library.hpp"
+#include "ptxbench/eval/gpu/device_tensors.hpp"
+#include "ptxbench/eval/gpu/gpu_timer.hpp"
+#include "ptxbench/eval/gpu/resource_limits.hpp"
+#include "ptxbench/eval/gpu/watchdog.hpp"
+#include "ptxbench/eval/gpu/worker_modes.hpp"
+#include "ptxbench/eval/worker/exchange.hpp"
+
+namespace ptxbench::eval::gpu {
+namespace {
+
+using worker::ReplyStatus;
+
+std::string hex(std::uint64_t value) {
+  return fmt::format("{:016x}", value);
+}
+
+void write_output(const DeviceTensor& tensor, const std::filesystem::path& file) {
+  std::vector<char> host(tensor.bytes());
+  PTXBENCH_CUDA_CHECK(cudaMemcpy(host.data(), tensor.data(), host.size(), cudaMemcpyDeviceToHost));
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out.write(host.data(), static_cast<std::streamsize>(host.size()));
+  PTXBENCH_CHECK(out.good(), "cannot write " + file.string());
+}
+
+// What went wrong in the candidate, for the reply; nullopt when the trial ran cleanly.
+struct Failure {
+  ReplyStatus status;
+  std::string message;
+};
+
+class CandidateRun {
+ public:
+  CandidateRun(const std::vector<worker::WorkerJob>& jobs, const CandidateLibrary& library)
+      : jobs_(jobs), library_(library) {}
+
+  std::optional<Failure> run_all(nlohmann::json& body) {
+    body["jobs"] = nlohmann::json::array();
+    for (std::size_t j = 0; j < jobs_.size(); ++j) {
+      nlohmann::json job_record{{"workload", jobs_[j].workload},
+                                {"trials", nlohmann::json::array()}};
+      auto failure = run_job(j, job_record);
+      body["jobs"].push_back(std::move(job_record));
+      if (failure) {
+        body["failed_job"] = j;
+        return failure;
+      }
+    }
+    return std::nullopt;
+  }
+
+  bool called() const { return called_; }
+
+ private:
+  std::optional<Failure> run_job(std::size_t j, nlohmann::json& record) {
+    const worker::WorkerJob& job = jobs_[j];
+    std::unique_ptr<Baseline> baseline;
+    if (operator_derives_inputs(job)) {
+      baseline = expect_value(make_baseline(job, stream_.get()), "baseline for derived inputs");
+    }
+    // The previous trial's tensors stay alive while the next are allocated: new addresses.
+    std::optional<DeviceTensors> previous;
+    for (int t = 0; t < job.trials; ++t) {
+      std::uint64_t seed = worker::trial_seed(job.seed, t);
+      DeviceTensors tensors = expect_value(
+          make_trial_tensors(job, seed, stream_.get(), baseline.get()), "trial tensors");
+      std::uint64_t before = tensors.hash_inputs(stream_.get());
+      auto failure = call(job, t, tensors);
+      if (failure) return failure;
+      std::uint64_t after = tensors.hash_inputs(stream_.get());
+      if (!job.exchange_dir.empty()) {
+        for (const auto& output : tensors.outputs()) {
+          write_output(output, worker::exchange_file(job.exchange_dir, j, t, output.desc().name));
+        }
+      }
+      record["trials"].push_back({{"trial", t},
+                                  {"seed", std::to_string(seed)},
+                                  {"inputs_hash_before", hex(before)},
+                                  {"inputs_hash_after", hex(after)},
+                                  {"call_ms", last_call_ms_}});
+      previous = std::move(tensors);
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Failure> call(const worker::WorkerJob& job, int trial, DeviceTensors& tensors) {
+    std::string what = fmt::format("run() on workload {} (trial {})", job.workload, trial + 1);
+    DeviceMemoryCap cap;
+    if (job.device_memory_limit_bytes > 0) cap = DeviceMemoryCap(job.device_memory_limit_bytes);
+    auto args = tensors.arguments();
+    called_ = true;
+    Watchdog watchdog(call_timeout(job), what);
+    auto start = std::chrono::steady_clock::now();
+    auto raised = library_.call(args, stream_.get());
+    std::string device_error = synchronize_device();
+    last_call_ms_ =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (raised) return Failure{ReplyStatus::kRuntimeError, what + " raised: " + raised->message};
+    if (!device_error.empty()) {
+      return Failure{ReplyStatus::kRuntimeError, what + " failed on the GPU: " + device_error};
+    }
+    return std::nullopt;
+  }
+
+  const std::vector<worker::WorkerJob>& jobs_;
+  const CandidateLibrary& library_;
+  bool called_ = false;
+  CudaStream stream_;
+  double last_call_ms_ = 0;
+};
+
+}  // namespace
+
+int run_candidate_mode(const std::vector<worker::WorkerJob>& jobs) {
+  PTXBENCH_CUDA_CHECK(cudaSetDevice(0));
+  PTXBENCH_CUDA_CHECK(cudaFree(nullptr));  // create the context before limiting memory
+  auto library = CandidateLibrary::open(jobs.front().library);
+  if (!library) {
+    print_reply(ReplyStatus::kRuntimeError, library.error().message);
+    return 0;
+  }
+  std::uint64_t budget = host_memory_budget(jobs.front());
+  nlohmann::json body;
+  body["host_memory_limited"] = budget > 0 && limit_host_memory(budget);
+  CandidateRun run(jobs, library.value());
+  try {
+    if (auto failure = run.run_all(body)) {
+      print_reply(failure->status, failure->message, body);
+      return 0;
+    }
+  } catch (const std::exception& e) {
+    // Once the candidate has run in this process, a CUDA failure (a sticky fault, an exhausted
+    // device) is its doing; before, it is ours.
+    if (!run.called()) throw;
+    print_reply(ReplyStatus::kRuntimeError, std::string("after the candidate ran: ") + e.what(),
+                body);
+    return 0;
+  }
+  print_reply(ReplyStatus::kOk, "", body);
+  return 0;
+}
+
+}  // namespace ptxbench::eval::gpu

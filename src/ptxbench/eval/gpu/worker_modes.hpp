@@ -1,0 +1,45 @@
+// The modes of the ptxbench-worker executable (src/tools/worker_main.cpp). Each prints one
+// reply line (worker/worker_reply.hpp) and returns the process exit status (0 whenever a reply
+// was printed; the reply's status says what happened).
+//   info       the GPU, driver and libraries (trusted; runs no candidate)
+//   candidate  untrusted: runs the candidate on each job's trials, hands outputs over as files
+//   judge      trusted: regenerates the same inputs, computes the reference, compares the files
+//   time       untrusted: times candidate and baseline interleaved in this process
+// The `probe` mode (executed-instruction proof) lives in probe_mode.hpp.
+#pragma once
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ptxbench/eval/worker/worker_job.hpp"
+#include "ptxbench/eval/worker/worker_reply.hpp"
+#include "ptxbench/util/check.hpp"
+#include "ptxbench/util/expected.hpp"
+
+namespace ptxbench::eval::gpu {
+
+int run_info_mode();
+int run_candidate_mode(const std::vector<worker::WorkerJob>& jobs);
+int run_judge_mode(const std::vector<worker::WorkerJob>& jobs);
+int run_timing_mode(const worker::WorkerJob& job);
+
+// Prints the reply line on stdout and flushes it.
+void print_reply(worker::ReplyStatus status, std::string_view message,
+                 nlohmann::json body = nlohmann::json::object());
+
+// The value, or a PTXBENCH_CHECK failure with `what` and the error (for the worker's own steps).
+template <class T>
+T expect_value(util::Expected<T>&& expected, std::string_view what) {
+  PTXBENCH_CHECK(expected.has_value(),
+                 std::string(what) + ": " + (expected.has_value() ? "" : expected.error().message));
+  return std::move(expected).value();
+}
+
+// Settings a job's "extra" object may carry, with their defaults.
+std::chrono::milliseconds call_timeout(const worker::WorkerJob& job);  // "call_timeout_ms": 20 s
+std::uint64_t host_memory_budget(
+    const worker::WorkerJob& job);  // "host_memory_budget_bytes": 16 GiB
+
+}  // namespace ptxbench::eval::gpu

@@ -1,0 +1,17 @@
+// Where the untrusted candidate worker leaves its outputs for the trusted judge: one raw file
+// per (job, trial, output) in a directory the trusted side creates (on /dev/shm when it can)
+// and removes. The judge checks each file's size against the shape it expects.
+#pragma once
+#include <cstddef>
+#include <filesystem>
+#include <string>
+
+namespace ptxbench::eval::worker {
+
+std::filesystem::path exchange_file(const std::filesystem::path& dir, std::size_t job, int trial,
+                                    const std::string& output_name);
+
+// /dev/shm when it exists and is writable (memory-backed, no disk traffic), else the temp dir.
+std::filesystem::path default_exchange_root();
+
+}  // namespace ptxbench::eval::worker

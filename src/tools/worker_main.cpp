@@ -1,0 +1,70 @@
+// ptxbench-worker: the process that runs candidate kernels on the GPU, one mode per
+// invocation (eval/gpu/worker_modes.hpp). The job comes as JSON on stdin (or --job FILE); the
+// answer is one reply line on stdout. Untrusted modes (candidate, time, probe) run code from a
+// model: the parent gives each a deadline and its own process group.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <string>
+
+#include "ptxbench/eval/gpu/worker_modes.hpp"
+#include "ptxbench/eval/worker/worker_job.hpp"
+#include "ptxbench/util/fs.hpp"
+
+#if __has_include("ptxbench/eval/gpu/probe_mode.hpp")
+#include "ptxbench/eval/gpu/probe_mode.hpp"
+#define PTXBENCH_WORKER_HAS_PROBE 1
+#endif
+
+namespace {
+
+using ptxbench::eval::worker::ReplyStatus;
+namespace gpu = ptxbench::eval::gpu;
+
+ptxbench::util::Expected<std::string> read_jobs_text(const std::string& job_file) {
+  if (!job_file.empty()) return ptxbench::util::read_file(job_file);
+  return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+}
+
+int run_mode(const std::string& mode, const std::string& job_file) {
+  if (mode == "info") return gpu::run_info_mode();
+  auto text = read_jobs_text(job_file);
+  if (!text) {
+    gpu::print_reply(ReplyStatus::kInternalError, text.error().message);
+    return 2;
+  }
+  auto jobs = ptxbench::eval::worker::parse_jobs(text.value());
+  if (!jobs) {
+    gpu::print_reply(ReplyStatus::kInternalError, jobs.error().message);
+    return 2;
+  }
+  if (mode == "candidate") return gpu::run_candidate_mode(jobs.value());
+  if (mode == "judge") return gpu::run_judge_mode(jobs.value());
+  if (mode == "time") return gpu::run_timing_mode(jobs->front());
+  gpu::print_reply(ReplyStatus::kInternalError, "unknown worker mode '" + mode + "'");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+#ifdef PTXBENCH_WORKER_HAS_PROBE
+  if (argc >= 2 && std::string(argv[1]) == "probe") return gpu::run_probe_mode(argc, argv);
+#endif
+  CLI::App app{"ptxbench-worker: runs candidate kernels on the GPU for ptxbench"};
+  std::string mode;
+  std::string job_file;
+  app.add_option("mode", mode, "info | candidate | judge | time | probe")
+      ->required()
+      ->check(CLI::IsMember({"info", "candidate", "judge", "time", "probe"}));
+  app.add_option("--job", job_file, "read the job JSON from this file instead of stdin");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run_mode(mode, job_file);
+  } catch (const std::exception& e) {
+    gpu::print_reply(ReplyStatus::kInternalError, e.what());
+    return 2;
+  }
+}
