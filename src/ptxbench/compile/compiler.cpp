@@ -1,0 +1,97 @@
+#include "ptxbench/compile/compiler.hpp"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include "ptxbench/config.hpp"
+#include "ptxbench/util/fs.hpp"
+
+namespace ptxbench::compile {
+
+util::Expected<std::filesystem::path> find_nvcc() {
+  if (auto in_path = util::find_in_path("nvcc")) return *in_path;
+  const std::filesystem::path toolkit = "/usr/local/cuda/bin/nvcc";
+  if (::access(toolkit.c_str(), X_OK) == 0) return toolkit;
+  return util::make_error("nvcc not found in PATH or /usr/local/cuda/bin");
+}
+
+std::string nvcc_version(util::ProcessRunner& runner, const std::filesystem::path& nvcc) {
+  auto result =
+      runner.run({.argv = {nvcc.string(), "--version"}, .timeout = std::chrono::seconds(30)});
+  std::string_view rest = result.stdout_text;
+  while (!rest.empty()) {
+    const auto newline = rest.find('\n');
+    const auto line = rest.substr(0, newline);
+    if (line.find("release") != std::string_view::npos) return std::string(line);
+    rest = newline == std::string_view::npos ? std::string_view{} : rest.substr(newline + 1);
+  }
+  return "unknown";
+}
+
+std::vector<std::string> nvcc_command(const std::filesystem::path& nvcc, arch::Arch arch,
+                                      std::string_view source, std::string_view output) {
+  const std::string tvm_include(config::kTvmFfiIncludeDir);
+  const std::string tvm_lib(config::kTvmFfiLibraryDir);
+  return {
+      nvcc.string(),
+      "-std=c++17",
+      "-O3",
+      "-shared",
+      "-Xcompiler",
+      "-fPIC",
+      arch::gencode_flag(arch),
+      // The shared runtime: static cudart would itself import dlopen and hide the candidate's.
+      "-cudart",
+      "shared",
+      "-lineinfo",
+      "-Xptxas",
+      "-v",
+      "-I" + tvm_include,
+      "-L" + tvm_lib,
+      "-Xlinker",
+      "-rpath," + tvm_lib,
+      "-ltvm_ffi",
+      "-lcuda",
+      "-o",
+      std::string(output),
+      std::string(source),
+  };
+}
+
+CompileOutput compile_candidate(util::ProcessRunner& runner, const CompileOptions& options,
+                                arch::Arch arch, std::string_view code,
+                                const std::filesystem::path& work_dir) {
+  CompileOutput out;
+  std::filesystem::create_directories(work_dir);
+  util::write_file_atomic(work_dir / kSourceFileName, code);
+  out.command = nvcc_command(options.nvcc, arch, kSourceFileName, kObjectFileName);
+  util::ProcessSpec spec{.argv = out.command, .timeout = options.timeout, .working_dir = work_dir};
+  spec.output_cap_bytes = 4u << 20;
+  std::error_code ignored;
+  std::filesystem::remove(work_dir / kObjectFileName, ignored);  // never inspect a stale object
+  const auto result = runner.run(spec);
+  out.seconds = static_cast<double>(result.wall.count()) / 1000.0;
+
+  std::string log = result.stderr_text;
+  if (!log.empty() && !result.stdout_text.empty() && log.back() != '\n') log += '\n';
+  log += result.stdout_text;
+  out.kernels = parse_ptxas_resources(log);
+  out.log_truncated =
+      result.stderr_truncated || result.stdout_truncated || log.size() > options.log_cap_bytes;
+  if (log.size() > options.log_cap_bytes) log.resize(options.log_cap_bytes);
+  out.log = std::move(log);
+
+  const auto object = work_dir / kObjectFileName;
+  out.succeeded = result.succeeded() && std::filesystem::exists(object);
+  if (out.succeeded) {
+    out.shared_object = object;
+  } else if (result.timed_out) {
+    out.failure = fmt::format("nvcc timed out after {} s", options.timeout.count());
+  } else {
+    out.failure = "nvcc " + result.describe_end();
+  }
+  return out;
+}
+
+}  // namespace ptxbench::compile

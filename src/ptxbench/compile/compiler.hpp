@@ -1,0 +1,51 @@
+// Stage 3: one nvcc invocation with fixed flags turns a candidate .cu into the shared object
+// that is inspected and run (never rebuilt). docs/result-schema.md lists the flags.
+#pragma once
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "ptxbench/arch/arch.hpp"
+#include "ptxbench/compile/ptxas_resources.hpp"
+#include "ptxbench/util/expected.hpp"
+#include "ptxbench/util/process.hpp"
+
+namespace ptxbench::compile {
+
+inline constexpr std::string_view kSourceFileName = "candidate.cu";
+inline constexpr std::string_view kObjectFileName = "candidate.so";
+
+struct CompileOptions {
+  std::filesystem::path nvcc;  // from find_nvcc()
+  std::chrono::seconds timeout{180};
+  std::size_t log_cap_bytes = 64u << 10;  // of the log kept in the record
+};
+
+struct CompileOutput {
+  bool succeeded = false;
+  std::vector<std::string> command;  // the exact argv
+  std::string log;                   // nvcc's stderr then stdout, capped
+  bool log_truncated = false;
+  std::string failure;  // one line when !succeeded: "exit 2", "timed out after 180 s"
+  double seconds = 0;
+  std::filesystem::path shared_object;
+  std::vector<KernelResources> kernels;  // from ptxas -v
+};
+
+// nvcc from PATH, else /usr/local/cuda/bin.
+util::Expected<std::filesystem::path> find_nvcc();
+// "Cuda compilation tools, release 13.0, V13.0.88" (or "unknown").
+std::string nvcc_version(util::ProcessRunner& runner, const std::filesystem::path& nvcc);
+
+// The fixed command: build `source` (a file name relative to the working directory) into
+// `output` for the arch, against the TVM-FFI headers and library this build found.
+std::vector<std::string> nvcc_command(const std::filesystem::path& nvcc, arch::Arch arch,
+                                      std::string_view source, std::string_view output);
+
+// Writes `code` to work_dir/candidate.cu and compiles it there into candidate.so.
+CompileOutput compile_candidate(util::ProcessRunner& runner, const CompileOptions& options,
+                                arch::Arch arch, std::string_view code,
+                                const std::filesystem::path& work_dir);
+
+}  // namespace ptxbench::compile
