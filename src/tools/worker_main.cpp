@@ -50,6 +50,7 @@ int run_mode(const std::string& mode, const std::string& job_file) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gpu::reserve_reply_channel();
 #ifdef PTXBENCH_WORKER_HAS_PROBE
   if (argc >= 2 && std::string(argv[1]) == "probe") return gpu::run_probe_mode(argc, argv);
 #endif

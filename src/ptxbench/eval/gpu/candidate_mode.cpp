@@ -19,8 +19,13 @@ namespace {
 
 using worker::ReplyStatus;
 
-std::string hex(std::uint64_t value) {
-  return fmt::format("{:016x}", value);
+// One hash per input, in ABI order (the judge computes the same from the same seed).
+nlohmann::json input_hashes(const DeviceTensors& tensors, cudaStream_t stream) {
+  nlohmann::json hashes = nlohmann::json::array();
+  for (const auto& input : tensors.inputs()) {
+    hashes.push_back(fmt::format("{:016x}", input.hash(stream)));
+  }
+  return hashes;
 }
 
 void write_output(const DeviceTensor& tensor, const std::filesystem::path& file) {
@@ -72,10 +77,10 @@ class CandidateRun {
       std::uint64_t seed = worker::trial_seed(job.seed, t);
       DeviceTensors tensors = expect_value(
           make_trial_tensors(job, seed, stream_.get(), baseline.get()), "trial tensors");
-      std::uint64_t before = tensors.hash_inputs(stream_.get());
+      nlohmann::json before = input_hashes(tensors, stream_.get());
       auto failure = call(job, t, tensors);
       if (failure) return failure;
-      std::uint64_t after = tensors.hash_inputs(stream_.get());
+      nlohmann::json after = input_hashes(tensors, stream_.get());
       if (!job.exchange_dir.empty()) {
         for (const auto& output : tensors.outputs()) {
           write_output(output, worker::exchange_file(job.exchange_dir, j, t, output.desc().name));
@@ -83,8 +88,8 @@ class CandidateRun {
       }
       record["trials"].push_back({{"trial", t},
                                   {"seed", std::to_string(seed)},
-                                  {"inputs_hash_before", hex(before)},
-                                  {"inputs_hash_after", hex(after)},
+                                  {"input_hashes_before", std::move(before)},
+                                  {"input_hashes_after", std::move(after)},
                                   {"call_ms", last_call_ms_}});
       previous = std::move(tensors);
     }

@@ -56,7 +56,10 @@ int run_judge_mode(const std::vector<worker::WorkerJob>& jobs) {
       std::uint64_t seed = worker::trial_seed(job.seed, t);
       DeviceTensors tensors = expect_value(
           make_trial_tensors(job, seed, stream.get(), baseline.value().get()), "trial tensors");
-      std::uint64_t inputs_hash = tensors.hash_inputs(stream.get());
+      nlohmann::json input_hashes = nlohmann::json::array();
+      for (const auto& input : tensors.inputs()) {
+        input_hashes.push_back(fmt::format("{:016x}", input.hash(stream.get())));
+      }
       baseline.value()->run(tensors.inputs(), tensors.outputs(), stream.get());
       PTXBENCH_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
       nlohmann::json outputs = nlohmann::json::array();
@@ -77,7 +80,7 @@ int run_judge_mode(const std::vector<worker::WorkerJob>& jobs) {
       }
       record["trials"].push_back({{"trial", t},
                                   {"seed", std::to_string(seed)},
-                                  {"inputs_hash", fmt::format("{:016x}", inputs_hash)},
+                                  {"input_hashes", std::move(input_hashes)},
                                   {"outputs", std::move(outputs)}});
     }
     body["jobs"].push_back(std::move(record));

@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 #include "ptxbench/eval/gpu/cuda_check.hpp"
-#include "ptxbench/eval/worker/worker_reply.hpp"
+#include "ptxbench/eval/gpu/worker_modes.hpp"
 
 namespace ptxbench::eval::gpu {
 
@@ -15,11 +15,8 @@ Watchdog::Watchdog(std::chrono::milliseconds deadline, std::string what) {
   watcher_ = std::thread([this, deadline, what = std::move(what)] {
     std::unique_lock lock(mutex_);
     if (done_.wait_for(lock, deadline, [this] { return disarmed_; })) return;
-    std::string reply = worker::format_reply(
-        worker::ReplyStatus::kTimeout,
-        fmt::format("{} did not finish within {:.1f} s", what, deadline.count() / 1000.0));
-    std::fputs(reply.c_str(), stdout);
-    std::fflush(stdout);
+    print_reply(worker::ReplyStatus::kTimeout,
+                fmt::format("{} did not finish within {:.1f} s", what, deadline.count() / 1000.0));
     std::_Exit(0);
   });
 }

@@ -25,7 +25,12 @@ int run_candidate_mode(const std::vector<worker::WorkerJob>& jobs);
 int run_judge_mode(const std::vector<worker::WorkerJob>& jobs);
 int run_timing_mode(const worker::WorkerJob& job);
 
-// Prints the reply line on stdout and flushes it.
+// Keeps the reply channel for the worker: the original stdout is duplicated for the replies and
+// file descriptor 1 is pointed at stderr, so whatever the candidate prints (printf, a flood of
+// output) cannot bury or forge the reply line. Called once, first thing in main.
+void reserve_reply_channel();
+
+// Writes the reply line to the reply channel (stdout when none was reserved).
 void print_reply(worker::ReplyStatus status, std::string_view message,
                  nlohmann::json body = nlohmann::json::object());
 

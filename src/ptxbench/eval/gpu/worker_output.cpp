@@ -1,15 +1,39 @@
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 
 #include "ptxbench/eval/gpu/worker_modes.hpp"
 
 namespace ptxbench::eval::gpu {
+namespace {
+
+// The reply channel's descriptor: set once by reserve_reply_channel() before anything else
+// runs, read by print_reply() from any thread (the watchdog's included).
+int& reply_fd() {
+  static int fd = STDOUT_FILENO;
+  return fd;
+}
+
+}  // namespace
+
+void reserve_reply_channel() {
+  std::fflush(stdout);
+  int fd = ::dup(STDOUT_FILENO);
+  if (fd < 0) return;
+  ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  reply_fd() = fd;
+}
 
 void print_reply(worker::ReplyStatus status, std::string_view message, nlohmann::json body) {
   std::string line = worker::format_reply(status, message, std::move(body));
-  std::fflush(stdout);  // whatever the candidate printed goes first
-  std::fputs(line.c_str(), stdout);
   std::fflush(stdout);
+  std::string_view rest = line;
+  while (!rest.empty()) {
+    ssize_t written = ::write(reply_fd(), rest.data(), rest.size());
+    if (written <= 0) break;
+    rest.remove_prefix(static_cast<std::size_t>(written));
+  }
 }
 
 std::chrono::milliseconds call_timeout(const worker::WorkerJob& job) {

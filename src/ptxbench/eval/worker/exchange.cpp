@@ -3,6 +3,11 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "ptxbench/util/check.hpp"
 
 namespace ptxbench::eval::worker {
 
@@ -14,6 +19,17 @@ std::filesystem::path exchange_file(const std::filesystem::path& dir, std::size_
   }
   return dir /
          ("job" + std::to_string(job) + ".trial" + std::to_string(trial) + "." + safe + ".bin");
+}
+
+ExchangeDir::ExchangeDir(const std::filesystem::path& root) {
+  std::string pattern = (root / "ptxbench-exchange-XXXXXX").string();
+  PTXBENCH_CHECK(::mkdtemp(pattern.data()) != nullptr, pattern + ": " + std::strerror(errno));
+  path_ = pattern;
+}
+
+ExchangeDir::~ExchangeDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
 }
 
 std::filesystem::path default_exchange_root() {

@@ -11,6 +11,19 @@ namespace ptxbench::eval::worker {
 std::filesystem::path exchange_file(const std::filesystem::path& dir, std::size_t job, int trial,
                                     const std::string& output_name);
 
+// A fresh exchange directory under `root`, removed with its files on destruction.
+class ExchangeDir {
+ public:
+  explicit ExchangeDir(const std::filesystem::path& root);
+  ExchangeDir(const ExchangeDir&) = delete;
+  ExchangeDir& operator=(const ExchangeDir&) = delete;
+  ~ExchangeDir();
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
 // /dev/shm when it exists and is writable (memory-backed, no disk traffic), else the temp dir.
 std::filesystem::path default_exchange_root();
 

@@ -1,0 +1,26 @@
+// Stage 8's result from the timing worker's reply: both sides' statistics, the speedup
+// (baseline median / candidate median) and the candidate's rate. A candidate whose outputs of
+// the timed calls differ from the baseline's on the same inputs (it skipped work it had seen
+// before) is INCORRECT_NUMERICAL: its times would measure the shortcut. Pure.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "ptxbench/eval/evaluation.hpp"
+
+namespace ptxbench::eval::worker {
+
+struct TimingJudgement {
+  Verdict verdict = Verdict::kPassed;
+  std::string message;  // on failure: why; on success: the one-line summary
+  std::optional<TimingStats> candidate;
+  std::optional<TimingStats> baseline;
+  std::optional<double> speedup;
+  std::optional<double> tflops;
+};
+
+// `task_flops`: Task::flops of the timed workload.
+TimingJudgement judge_timing(const nlohmann::json& reply, double task_flops);
+
+}  // namespace ptxbench::eval::worker

@@ -1,0 +1,309 @@
+#include "ptxbench/eval/worker/worker_gpu_stages.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "ptxbench/eval/dynamic_sass.hpp"
+#include "ptxbench/eval/sanitizer.hpp"
+#include "ptxbench/eval/worker/correctness_judgement.hpp"
+#include "ptxbench/eval/worker/exchange.hpp"
+#include "ptxbench/eval/worker/timing_judgement.hpp"
+
+namespace ptxbench::eval::worker {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::uint64_t exchange_bytes(const WorkerJob& job) {
+  std::uint64_t bytes = 0;
+  for (const auto& o : job.outputs) bytes += o.bytes();
+  return bytes * static_cast<std::uint64_t>(job.trials);
+}
+
+// Consecutive jobs whose outputs fit the exchange budget (a job larger than it goes alone).
+std::vector<std::vector<std::size_t>> chunk_jobs(const std::vector<WorkerJob>& jobs,
+                                                 std::uint64_t budget) {
+  std::vector<std::vector<std::size_t>> chunks;
+  std::uint64_t used = 0;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    std::uint64_t bytes = exchange_bytes(jobs[j]);
+    if (chunks.empty() || used + bytes > budget) {
+      chunks.emplace_back();
+      used = 0;
+    }
+    chunks.back().push_back(j);
+    used += bytes;
+  }
+  return chunks;
+}
+
+}  // namespace
+
+std::filesystem::path default_baseline_cache_dir() {
+  if (const char* dir = std::getenv("PTXBENCH_CACHE_DIR"); dir != nullptr && *dir != '\0') {
+    return std::filesystem::path(dir) / "baselines";
+  }
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+    return std::filesystem::path(xdg) / "ptxbench" / "baselines";
+  }
+  const char* home = std::getenv("HOME");
+  return std::filesystem::path(home != nullptr ? home : "/tmp") / ".cache" / "ptxbench" /
+         "baselines";
+}
+
+// The stages of one candidate: each returns false when the chain stops there.
+struct WorkerGpuStages::Run {
+  WorkerGpuStages& self;
+  const task::Task& task;
+  const CompiledCandidate& candidate;
+  Evaluation& e;
+  std::vector<WorkerJob> jobs;
+  std::size_t headline = 0;
+
+  WorkerCall call(std::string mode, std::optional<std::string> stdin_text,
+                  std::chrono::milliseconds timeout, Trust trust) const {
+    return WorkerCall{.mode = std::move(mode),
+                      .jobs_text = std::move(stdin_text),
+                      .timeout = timeout,
+                      .trust = trust,
+                      .env = self.options_.worker_env};
+  }
+
+  void fail(Stage stage, Verdict verdict, const std::string& message) {
+    auto& record = e.stage(stage);
+    record.status = StageStatus::kFailed;
+    record.message = message;
+    e.verdict = verdict;
+    e.message = message;
+  }
+
+  void skip_after(Stage failed) {
+    for (auto s : {Stage::kSanitize, Stage::kCorrectness, Stage::kDynamicSass, Stage::kTiming}) {
+      if (s <= failed) continue;
+      auto& record = e.stage(s);
+      record.status = StageStatus::kSkipped;
+      record.message = fmt::format("not reached: {} failed", to_string(failed));
+    }
+  }
+
+  bool sanitize() {
+    auto& record = e.stage(Stage::kSanitize);
+    if (!self.options_.sanitize) {
+      record.status = StageStatus::kNotRun;
+      record.message = "disabled";
+      return true;
+    }
+    auto start = Clock::now();
+    WorkerJob job = self.configure(make_job(task, smallest_workload(task)), candidate);
+    job.trials = 1;
+    job.exchange_dir.clear();  // the sanitized run hands nothing over
+    job.extra["call_timeout_ms"] =
+        std::chrono::duration_cast<std::chrono::milliseconds>(self.options_.candidate_timeout)
+            .count();
+    SanitizerRequest request{.program_argv = {self.options_.worker.string(), "candidate"},
+                             .program_stdin = format_jobs({job}),
+                             .env = self.options_.worker_env};
+    SanitizerReport report = run_sanitizer(*self.runner_, request);
+    record.seconds = seconds_since(start);
+    record.message = report.message();
+    if (report.found_errors()) {
+      fail(Stage::kSanitize, Verdict::kSanitizerError, report.message());
+      return false;
+    }
+    record.status = StageStatus::kPassed;
+    return true;
+  }
+
+  bool correctness() {
+    auto start = Clock::now();
+    std::vector<bool> headline_flags;
+    for (const auto& w : task.workloads) headline_flags.push_back(w.headline);
+    std::filesystem::path root =
+        self.options_.exchange_root.empty() ? default_exchange_root() : self.options_.exchange_root;
+    for (const auto& chunk : chunk_jobs(jobs, self.options_.max_exchange_bytes)) {
+      ExchangeDir exchange(root);
+      std::vector<WorkerJob> chunk_jobs_list;
+      std::vector<bool> chunk_headline;
+      for (std::size_t j : chunk) {
+        chunk_jobs_list.push_back(jobs[j]);
+        chunk_jobs_list.back().exchange_dir = exchange.path();
+        chunk_headline.push_back(headline_flags[j]);
+      }
+      std::string text = format_jobs(chunk_jobs_list);
+      WorkerOutcome ran =
+          call_worker(*self.runner_, self.options_.worker,
+                      call("candidate", text, self.options_.candidate_timeout, Trust::kUntrusted));
+      if (!ran.ok()) {
+        e.stage(Stage::kCorrectness).seconds = seconds_since(start);
+        fail(Stage::kCorrectness, ran.verdict, ran.message);
+        return false;
+      }
+      WorkerOutcome judged =
+          call_worker(*self.runner_, self.options_.worker,
+                      call("judge", text, self.options_.judge_timeout, Trust::kTrusted));
+      if (!judged.ok()) {
+        e.stage(Stage::kCorrectness).seconds = seconds_since(start);
+        fail(Stage::kCorrectness, Verdict::kInternalError, "judge: " + judged.message);
+        return false;
+      }
+      CorrectnessJudgement judgement =
+          judge_correctness(chunk_jobs_list, chunk_headline, ran.reply->body, judged.reply->body);
+      for (auto& w : judgement.workloads) e.workloads.push_back(std::move(w));
+      if (judgement.verdict != Verdict::kPassed) {
+        e.stage(Stage::kCorrectness).seconds = seconds_since(start);
+        fail(Stage::kCorrectness, judgement.verdict, judgement.message);
+        return false;
+      }
+    }
+    auto& record = e.stage(Stage::kCorrectness);
+    record.status = StageStatus::kPassed;
+    record.seconds = seconds_since(start);
+    record.message =
+        fmt::format("{} workloads x {} trials within atol={:g}, rtol={:g} of {}", jobs.size(),
+                    self.options_.trials, task.tolerance.atol, task.tolerance.rtol, task.baseline);
+    return true;
+  }
+
+  // Never stops the chain: a correct kernel is timed whether or not its instructions are proven.
+  void prove() {
+    auto& record = e.stage(Stage::kDynamicSass);
+    if (!self.options_.prove_execution) {
+      record.status = StageStatus::kNotRun;
+      record.message = "disabled";
+      return;
+    }
+    auto start = Clock::now();
+    ProbeInvocation invocation{.worker_argv = {self.options_.worker.string(), "probe"},
+                               .job = jobs[headline],
+                               .cubin = candidate.cubin,
+                               .timeout = self.options_.probe_timeout,
+                               .env = self.options_.worker_env};
+    auto requested_it = task.requested.find(e.arch);
+    std::vector<std::string> requested =
+        requested_it == task.requested.end() ? std::vector<std::string>{} : requested_it->second;
+    ExecutionProof proof = prove_execution(*self.runner_, invocation, candidate.sass, requested,
+                                           task.flops(task.headline()), e.arch);
+    apply_execution_proof(proof, e);
+    record.seconds = seconds_since(start);
+    record.message = proof.message;
+    record.status = proof.all_requested_substantial() ? StageStatus::kPassed : StageStatus::kFailed;
+  }
+
+  bool time() {
+    auto& record = e.stage(Stage::kTiming);
+    if (!self.options_.time) {
+      record.status = StageStatus::kNotRun;
+      record.message = "disabled";
+      return true;
+    }
+    auto start = Clock::now();
+    WorkerOutcome timed = call_worker(*self.runner_, self.options_.worker,
+                                      call("time", format_jobs({jobs[headline]}),
+                                           self.options_.timing_timeout, Trust::kUntrusted));
+    e.stage(Stage::kTiming).seconds = seconds_since(start);
+    if (!timed.ok()) {
+      fail(Stage::kTiming, timed.verdict, "timing: " + timed.message);
+      return false;
+    }
+    TimingJudgement judged = judge_timing(timed.reply->body, task.flops(task.headline()));
+    if (judged.verdict != Verdict::kPassed) {
+      fail(Stage::kTiming, judged.verdict, "timing: " + judged.message);
+      return false;
+    }
+    for (auto& w : e.workloads) {
+      if (w.workload != jobs[headline].workload) continue;
+      w.candidate = judged.candidate;
+      w.baseline = judged.baseline;
+      w.speedup = judged.speedup;
+      w.tflops = judged.tflops;
+    }
+    e.stage(Stage::kTiming).status = StageStatus::kPassed;
+    e.stage(Stage::kTiming).message = judged.message;
+    return true;
+  }
+
+  void execute() {
+    if (!sanitize()) return skip_after(Stage::kSanitize);
+    if (!correctness()) return skip_after(Stage::kCorrectness);
+    prove();
+    if (!time()) return;
+    bool proven = e.find_stage(Stage::kDynamicSass)->status != StageStatus::kFailed;
+    e.verdict = proven ? Verdict::kPassed : Verdict::kInstructionsNotExecuted;
+    e.message = proven ? e.stage(Stage::kTiming).message
+                       : "correct, but " + e.stage(Stage::kDynamicSass).message;
+  }
+};
+
+WorkerGpuStages::WorkerGpuStages(WorkerGpuStagesOptions options,
+                                 std::shared_ptr<util::ProcessRunner> runner)
+    : options_(std::move(options)), runner_(std::move(runner)) {
+  if (options_.cache_dir.empty()) options_.cache_dir = default_baseline_cache_dir();
+}
+
+bool WorkerGpuStages::available(arch::Arch arch, std::string& why) {
+  if (!info_) {
+    info_ = call_worker(*runner_, options_.worker,
+                        WorkerCall{.mode = "info",
+                                   .timeout = options_.info_timeout,
+                                   .trust = Trust::kTrusted,
+                                   .env = options_.worker_env});
+  }
+  if (!info_->reply || info_->reply->status != ReplyStatus::kOk) {
+    why = info_->reply ? info_->reply->message : info_->message;
+    if (why.empty()) why = "the GPU worker found no usable GPU";
+    return false;
+  }
+  const auto& body = info_->reply->body;
+  const auto& want = arch::info(arch);
+  int major = body.value("cc_major", 0), minor = body.value("cc_minor", 0);
+  if (major != want.compute_capability_major || minor != want.compute_capability_minor) {
+    why = fmt::format("the GPU is {} (sm_{}{}); {} code needs compute capability {}.{}",
+                      body.value("name", std::string("?")), major, minor, want.sm,
+                      want.compute_capability_major, want.compute_capability_minor);
+    return false;
+  }
+  return true;
+}
+
+WorkerJob WorkerGpuStages::configure(WorkerJob job, const CompiledCandidate& candidate) const {
+  job.trials = options_.trials;
+  job.library = candidate.shared_object;
+  job.cache_dir = options_.cache_dir;
+  job.timing = options_.timing;
+  job.device_memory_limit_bytes = options_.device_memory_limit_bytes;
+  for (const auto& kernel : candidate.sass.kernels) job.candidate_kernels.push_back(kernel.name);
+  job.extra["call_timeout_ms"] = options_.call_timeout.count();
+  job.extra["host_memory_budget_bytes"] = options_.host_memory_budget_bytes;
+  return job;
+}
+
+std::vector<WorkerJob> WorkerGpuStages::make_jobs(const task::Task& task,
+                                                  const CompiledCandidate& candidate) const {
+  std::vector<WorkerJob> jobs;
+  for (const auto& workload : task.workloads)
+    jobs.push_back(configure(make_job(task, workload), candidate));
+  return jobs;
+}
+
+void WorkerGpuStages::run(const task::Task& task, const CompiledCandidate& candidate,
+                          Evaluation& evaluation) {
+  if (info_ && info_->reply) {
+    const auto& toolchain = info_->reply->body.value("toolchain", nlohmann::json::object());
+    for (const auto& [key, value] : toolchain.items()) {
+      if (value.is_string()) evaluation.toolchain[key] = value.get<std::string>();
+    }
+  }
+  Run run{*this, task, candidate, evaluation, make_jobs(task, candidate)};
+  for (std::size_t j = 0; j < task.workloads.size(); ++j) {
+    if (task.workloads[j].headline) run.headline = j;
+  }
+  run.execute();
+}
+
+}  // namespace ptxbench::eval::worker

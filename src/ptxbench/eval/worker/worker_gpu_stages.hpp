@@ -1,0 +1,73 @@
+// The GpuStages of a real GPU: stages 5-8 of one candidate, each in ptxbench-worker processes.
+//   sanitize     compute-sanitizer around `worker candidate` on the smallest workload
+//   (sanitizer.hpp) correctness  `worker candidate` (untrusted: runs the candidate on every
+//   workload's trials and
+//                leaves its outputs in an exchange directory), then `worker judge` (trusted:
+//                regenerates the inputs from the seeds, computes the reference, compares)
+//   dynamic SASS `worker probe` per kernel on the headline workload (dynamic_sass.hpp)
+//   timing       `worker time` on the headline workload: candidate and baseline interleaved
+// Each process is new, so a candidate that faults, hangs or exhausts memory costs its own
+// processes and the next candidate starts on a clean GPU context.
+#pragma once
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ptxbench/eval/gpu_stages.hpp"
+#include "ptxbench/eval/worker/worker_client.hpp"
+#include "ptxbench/eval/worker/worker_job.hpp"
+#include "ptxbench/util/process.hpp"
+
+namespace ptxbench::eval::worker {
+
+struct WorkerGpuStagesOptions {
+  std::filesystem::path worker;     // the ptxbench-worker executable
+  std::filesystem::path cache_dir;  // baseline algorithm cache; empty: default_baseline_cache_dir()
+  std::filesystem::path exchange_root;  // empty: default_exchange_root()
+  int trials = 3;
+  TimingOptions timing;
+  std::chrono::milliseconds info_timeout{std::chrono::seconds(60)};
+  std::chrono::milliseconds candidate_timeout{std::chrono::seconds(180)};
+  std::chrono::milliseconds judge_timeout{std::chrono::seconds(300)};
+  std::chrono::milliseconds probe_timeout{std::chrono::seconds(120)};
+  std::chrono::milliseconds timing_timeout{std::chrono::seconds(120)};
+  std::chrono::milliseconds call_timeout{std::chrono::seconds(20)};  // one run() and its kernels
+  std::uint64_t device_memory_limit_bytes = 0;  // beyond the harness's tensors; 0: no cap
+  std::uint64_t host_memory_budget_bytes = 16ull << 30;
+  std::uint64_t max_exchange_bytes = 8ull << 30;  // outputs handed over per candidate process
+  bool sanitize = true;
+  bool prove_execution = true;
+  bool time = true;
+  std::vector<std::pair<std::string, std::string>> worker_env;
+};
+
+// $PTXBENCH_CACHE_DIR/baselines, else $XDG_CACHE_HOME/ptxbench/baselines, else
+// ~/.cache/ptxbench/baselines.
+std::filesystem::path default_baseline_cache_dir();
+
+class WorkerGpuStages final : public GpuStages {
+ public:
+  WorkerGpuStages(WorkerGpuStagesOptions options, std::shared_ptr<util::ProcessRunner> runner);
+
+  bool available(arch::Arch arch, std::string& why) override;
+  void run(const task::Task& task, const CompiledCandidate& candidate,
+           Evaluation& evaluation) override;
+
+  // The jobs of a task's workloads for this candidate, in task order.
+  std::vector<WorkerJob> make_jobs(const task::Task& task,
+                                   const CompiledCandidate& candidate) const;
+
+ private:
+  struct Run;
+  WorkerJob configure(WorkerJob job, const CompiledCandidate& candidate) const;
+
+  WorkerGpuStagesOptions options_;
+  std::shared_ptr<util::ProcessRunner> runner_;
+  std::optional<WorkerOutcome> info_;  // `worker info`, asked once
+};
+
+}  // namespace ptxbench::eval::worker
