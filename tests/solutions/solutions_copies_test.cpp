@@ -1,0 +1,141 @@
+// The solutions are single files, so each embeds the PTX wrappers it uses; solutions/ptx/ is the
+// one source of truth. Every embedded copy must equal its source block, every file must carry a
+// header naming a task of the suite, an arch and the verdict the evaluation must reach.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "ptxbench/task/task_loader.hpp"
+#include "ptxbench/util/fs.hpp"
+#include "solution_files.hpp"
+
+namespace ptxbench::solutions_test {
+namespace {
+using ::testing::HasSubstr;
+
+std::vector<std::string> solution_names() {
+  std::vector<std::string> names;
+  auto files = load_solutions();
+  if (!files) return {"<unreadable>"};
+  for (const auto& file : *files) {
+    names.push_back(file.path.parent_path().filename().string() + "_" + file.path.stem().string());
+  }
+  return names;
+}
+
+const SolutionFile* find_solution(const std::vector<SolutionFile>& files, const std::string& name) {
+  for (const auto& file : files) {
+    if (file.path.parent_path().filename().string() + "_" + file.path.stem().string() == name) {
+      return &file;
+    }
+  }
+  return nullptr;
+}
+
+class EverySolution : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    auto files = load_solutions();
+    ASSERT_TRUE(files.has_value()) << files.error().message;
+    files_ = std::move(*files);
+    solution_ = find_solution(files_, GetParam());
+    ASSERT_NE(solution_, nullptr) << GetParam();
+  }
+  std::vector<SolutionFile> files_;
+  const SolutionFile* solution_ = nullptr;
+};
+
+TEST_P(EverySolution, EmbedsWrapperCopiesEqualToSolutionsPtx) {
+  auto blocks = embedded_blocks(solution_->text);
+  ASSERT_TRUE(blocks.has_value()) << solution_->path << ": " << blocks.error().message;
+  EXPECT_FALSE(blocks->empty()) << solution_->path << " embeds no PTX wrapper block";
+  for (const auto& block : *blocks) {
+    EXPECT_EQ(compare_with_source(block), "")
+        << solution_->path << ":" << block.first_line << " (refresh with "
+        << "solutions/ptx/sync-copies.sh " << solution_->path.string() << ")";
+  }
+}
+
+TEST_P(EverySolution, NamesATaskOfTheSuiteAndAnExportedRun) {
+  auto suite = task::load_suite(repo_root() / "tasks");
+  ASSERT_TRUE(suite.has_value()) << suite.error().message;
+  EXPECT_NE(task::find_task(*suite, solution_->header.task), nullptr)
+      << solution_->path << " names task " << solution_->header.task;
+  EXPECT_THAT(solution_->text, HasSubstr("TVM_FFI_DLL_EXPORT_TYPED_FUNC(run, run);"));
+  EXPECT_THAT(solution_->text, HasSubstr("TVMFFIEnvGetStream(kDLCUDA"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Solutions, EverySolution, ::testing::ValuesIn(solution_names()),
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                           return param_info.param;
+                         });
+
+TEST(Solutions, CoverTheControlsTheBenchmarkNeeds) {
+  auto files = load_solutions();
+  ASSERT_TRUE(files.has_value()) << files.error().message;
+  std::map<std::string, std::string> expect;  // folder/stem -> verdict
+  for (const auto& file : *files) {
+    expect[file.path.parent_path().filename().string() + "/" + file.path.stem().string()] =
+        file.header.expect;
+  }
+  EXPECT_EQ(expect["hopper/gemm_bf16_nt_warp_specialized"], "PASSED");
+  EXPECT_EQ(expect["blackwell/gemm_bf16_nt_tcgen05"], "NOT_RUN");
+  EXPECT_EQ(expect["broken/gemm_ampere_mma_sync"], "INSTRUCTIONS_NOT_EXECUTED");
+  EXPECT_EQ(expect["broken/gemm_wgmma_path_never_taken"], "INSTRUCTIONS_NOT_EXECUTED");
+  EXPECT_EQ(expect["broken/gemm_missing_proxy_fence"], "INCORRECT_NUMERICAL");
+  EXPECT_EQ(expect["broken/gemm_wrong_wgmma_swizzle"], "INCORRECT_NUMERICAL");
+  EXPECT_EQ(expect["broken/gemm_tail_writes_past_c"], "SANITIZER_ERROR");
+  EXPECT_EQ(expect["broken/gemm_producer_phase_deadlock"], "TIMEOUT");
+  for (const auto& [name, verdict] : expect) {
+    if (name.rfind("broken/", 0) == 0) {
+      EXPECT_NE(verdict, "PASSED") << name;
+    }
+  }
+}
+
+TEST(PtxWrappers, EachFileHoldsExactlyTheBlockOfItsName) {
+  std::set<std::string> families;
+  for (const auto& entry : std::filesystem::directory_iterator(ptx_dir())) {
+    if (entry.path().extension() != ".cuh") continue;
+    auto text = util::read_file(entry.path());
+    ASSERT_TRUE(text.has_value()) << text.error().message;
+    auto blocks = embedded_blocks(*text);
+    ASSERT_TRUE(blocks.has_value()) << entry.path() << ": " << blocks.error().message;
+    ASSERT_EQ(blocks->size(), 1u) << entry.path();
+    EXPECT_EQ(blocks->front().family, entry.path().stem().string());
+    families.insert(blocks->front().family);
+  }
+  for (const char* family : {"mbarrier", "tma", "wgmma", "fence", "setmaxnreg", "stmatrix",
+                             "cluster", "tcgen05", "mma_sync"}) {
+    EXPECT_TRUE(families.count(family)) << "missing solutions/ptx/" << family << ".cuh";
+  }
+}
+
+TEST(EmbeddedCopies, ADriftedCopyIsRejectedWithTheLineThatDiffers) {
+  auto text = util::read_file(std::string(PTXBENCH_TEST_DATA_DIR) + "/drifted_copy.cu");
+  ASSERT_TRUE(text.has_value()) << text.error().message;
+  auto blocks = embedded_blocks(*text);
+  ASSERT_TRUE(blocks.has_value()) << blocks.error().message;
+  ASSERT_EQ(blocks->size(), 1u);
+  EXPECT_THAT(compare_with_source(blocks->front()), HasSubstr("differs from"));
+}
+
+TEST(EmbeddedCopies, UnbalancedMarkersAreAnError) {
+  EXPECT_FALSE(embedded_blocks("// ptx-begin: tma\nx\n").has_value());
+  EXPECT_FALSE(embedded_blocks("// ptx-begin: tma\n// ptx-end: wgmma\n").has_value());
+  EXPECT_FALSE(embedded_blocks("// ptx-begin: tma\n// ptx-begin: tma\n").has_value());
+  auto unknown = embedded_blocks("// ptx-begin: nosuchfamily\n// ptx-end: nosuchfamily\n");
+  ASSERT_TRUE(unknown.has_value());
+  EXPECT_THAT(compare_with_source(unknown->front()), HasSubstr("no wrapper file"));
+}
+
+TEST(SolutionHeaders, MalformedHeadersAreRejected) {
+  EXPECT_TRUE(parse_header("// ptxbench: task=t arch=hopper expect=PASSED\nx").has_value());
+  EXPECT_FALSE(parse_header("// ptxbench: task=t arch=ampere expect=PASSED\n").has_value());
+  EXPECT_FALSE(parse_header("// ptxbench: task=t arch=hopper expect=GREAT\n").has_value());
+  EXPECT_FALSE(parse_header("#include <cuda.h>\n").has_value());
+}
+
+}  // namespace
+}  // namespace ptxbench::solutions_test
