@@ -70,8 +70,9 @@ CompileOutput compile_candidate(util::ProcessRunner& runner, const CompileOption
   spec.output_cap_bytes = 4u << 20;
   std::error_code ignored;
   std::filesystem::remove(work_dir / kObjectFileName, ignored);  // never inspect a stale object
+  const auto start = std::chrono::steady_clock::now();
   const auto result = runner.run(spec);
-  out.seconds = static_cast<double>(result.wall.count()) / 1000.0;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::string log = result.stderr_text;
   if (!log.empty() && !result.stdout_text.empty() && log.back() != '\n') log += '\n';

@@ -1,0 +1,81 @@
+#include "ptxbench/eval/summary.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+namespace ptxbench::eval {
+namespace {
+
+constexpr std::size_t kColumns = 6;
+using Row = std::array<std::string, kColumns>;
+
+std::string families_cell(const Evaluation& e) {
+  std::vector<std::string> parts;
+  for (const auto& f : e.families) {
+    if (!f.requested) continue;
+    std::string part = fmt::format("{} {}", f.family, f.static_count);
+    if (f.executed_count) part += fmt::format(" (ran {})", *f.executed_count);
+    parts.push_back(part);
+  }
+  return parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string resources_cell(const Evaluation& e) {
+  if (e.kernels.empty()) return "-";
+  int registers = 0, shared = 0, spills = 0;
+  for (const auto& k : e.kernels) {
+    registers = std::max(registers, k.registers);
+    shared = std::max(shared, k.shared_bytes);
+    spills += k.spill_store_bytes + k.spill_load_bytes;
+  }
+  return fmt::format("{} / {} B / {} B", registers, shared, spills);
+}
+
+std::string result_cell(const Evaluation& e) {
+  if (auto speedup = e.headline_speedup()) {
+    for (const auto& w : e.workloads) {
+      if (w.headline && w.candidate)
+        return fmt::format("{:.2f}x vs baseline ({:.3f} ms)", *speedup, w.candidate->median_ms);
+    }
+    return fmt::format("{:.2f}x vs baseline", *speedup);
+  }
+  if (e.verdict == Verdict::kNotRun) return "GPU stages not run";
+  if (e.correct()) return "correct, not timed";
+  return "-";
+}
+
+}  // namespace
+
+std::string render_summary(const std::vector<Evaluation>& evaluations) {
+  std::vector<Row> rows{{"candidate", "verdict", "requested families (static count)",
+                         "regs / smem / spills", "result", "task"}};
+  for (const auto& e : evaluations) {
+    rows.push_back({e.source_name.empty() ? std::string("-") : e.source_name,
+                    std::string(to_string(e.verdict)), families_cell(e), resources_cell(e),
+                    result_cell(e), fmt::format("{} ({})", e.task, arch::to_string(e.arch))});
+  }
+  std::array<std::size_t, kColumns> width{};
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < kColumns; ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < kColumns; ++c) {
+      line += c + 1 < kColumns ? fmt::format("{:<{}}  ", row[c], width[c]) : row[c];
+    }
+    out += line + "\n";
+  }
+  bool any_reason = false;
+  for (const auto& e : evaluations) {
+    if (e.verified() || e.message.empty()) continue;
+    if (!any_reason) out += "\n";
+    any_reason = true;
+    out += fmt::format("{}: {}\n", e.source_name.empty() ? "-" : e.source_name, e.message);
+  }
+  return out;
+}
+
+}  // namespace ptxbench::eval

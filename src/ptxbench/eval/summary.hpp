@@ -1,0 +1,12 @@
+// The short human summary of evaluations: one table row per candidate (file, verdict, requested
+// families found, registers / shared memory / spills, headline speedup), then each candidate's
+// one-line reason when it did not pass.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ptxbench/eval/evaluation.hpp"
+
+namespace ptxbench::eval {
+std::string render_summary(const std::vector<Evaluation>& evaluations);
+}  // namespace ptxbench::eval

@@ -1,0 +1,107 @@
+// The result record's JSON form: everything survives a round trip; bad input is a value.
+#include "ptxbench/eval/evaluation_json.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace ptxbench::eval {
+namespace {
+
+Evaluation full_record() {
+  Evaluation e;
+  e.task = "gemm_n7168_k5120";
+  e.arch = arch::Arch::kBlackwell;
+  e.source_name = "reply.md";
+  e.source_hash = "0123456789abcdef";
+  e.verdict = Verdict::kIncorrectNumerical;
+  e.message = "C: 12 of 58720256 elements outside tolerance";
+  e.stages.push_back({.stage = Stage::kExtract, .status = StageStatus::kPassed, .seconds = 0.001});
+  e.stages.push_back({.stage = Stage::kCorrectness,
+                      .status = StageStatus::kFailed,
+                      .seconds = 2.5,
+                      .message = "C"});
+  e.stages.push_back({.stage = Stage::kTiming, .status = StageStatus::kSkipped});
+  e.compile = {
+      .command = {"nvcc", "-O3"}, .seconds = 12.5, .log = "ptxas info", .log_truncated = true};
+  e.kernels.push_back({.name = "_Z4gemmv",
+                       .display_name = "gemm()",
+                       .registers = 168,
+                       .shared_bytes = 1024,
+                       .spill_store_bytes = 8,
+                       .spill_load_bytes = 4,
+                       .static_families = {{"UTCMMA", 20}},
+                       .executed_families = {{"UTCMMA", 4096}}});
+  e.families.push_back({.family = "UTCMMA",
+                        .requested = true,
+                        .static_count = 20,
+                        .executed_count = 4096,
+                        .flop_share = 0.98,
+                        .substantial = true});
+  e.families.push_back({.family = "TMEM", .requested = true, .static_count = 4});
+  WorkloadResult w{
+      .workload = "M8192", .headline = true, .status = Verdict::kIncorrectNumerical, .trials = 3};
+  w.outputs.push_back({.name = "C",
+                       .max_abs_error = 0.5,
+                       .max_rel_error = 2.0,
+                       .matched_ratio = 0.9999,
+                       .first_bad_index = 77,
+                       .nan_count = 1,
+                       .passed = false});
+  w.candidate = TimingStats{.median_ms = 0.75, .samples = 50, .converged = true};
+  w.baseline = TimingStats{.median_ms = 0.73};
+  w.speedup = 0.97;
+  w.tflops = 801.5;
+  e.workloads.push_back(w);
+  e.toolchain = {{"nvcc", "release 13.0"}, {"gpu", "B200"}};
+  e.created_at = "2026-01-01T00:00:00Z";
+  e.wall_seconds = 20.25;
+  return e;
+}
+
+TEST(EvaluationJson, RoundTripKeepsEveryField) {
+  const Evaluation original = full_record();
+  const auto json = to_json(original);
+  EXPECT_EQ(json.at("schema_version"), kSchemaVersion);
+  EXPECT_EQ(json.at("verdict"), "INCORRECT_NUMERICAL");
+  EXPECT_EQ(json.at("arch"), "blackwell");
+  auto back = evaluation_from_json(nlohmann::json::parse(json.dump()));
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  EXPECT_EQ(to_json(*back), json);
+  EXPECT_EQ(back->families[1].executed_count, std::nullopt);
+  EXPECT_EQ(back->headline_speedup(), 0.97);
+  EXPECT_EQ(back->find_stage(Stage::kCorrectness)->status, StageStatus::kFailed);
+}
+
+TEST(EvaluationJson, OtherSchemaVersionsAreRefused) {
+  auto json = to_json(full_record());
+  json["schema_version"] = kSchemaVersion + 1;
+  auto back = evaluation_from_json(json);
+  ASSERT_FALSE(back.has_value());
+  EXPECT_THAT(back.error().message, ::testing::HasSubstr("schema_version"));
+}
+
+TEST(EvaluationJson, BadFieldsAreNamed) {
+  auto json = to_json(full_record());
+  json["verdict"] = "GREAT";
+  auto back = evaluation_from_json(json);
+  ASSERT_FALSE(back.has_value());
+  EXPECT_THAT(back.error().message, ::testing::HasSubstr("verdict: unknown value 'GREAT'"));
+  json = to_json(full_record());
+  json.erase("task");
+  EXPECT_FALSE(evaluation_from_json(json).has_value());
+  EXPECT_FALSE(evaluation_from_json(nlohmann::json::array()).has_value());
+}
+
+TEST(Verdicts, NamesRoundTripAndOnlyTwoAreCorrect) {
+  int correct = 0;
+  for (int v = 0; v <= static_cast<int>(Verdict::kInternalError); ++v) {
+    const auto verdict = static_cast<Verdict>(v);
+    EXPECT_EQ(parse_verdict(to_string(verdict)), verdict);
+    correct += is_correct(verdict) ? 1 : 0;
+  }
+  EXPECT_EQ(correct, 2);
+  EXPECT_FALSE(is_correct(Verdict::kNotRun));
+}
+
+}  // namespace
+}  // namespace ptxbench::eval

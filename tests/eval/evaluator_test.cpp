@@ -1,0 +1,292 @@
+// The staged pipeline with every tool faked: which stage fails for which candidate, what is
+// recorded, how the GPU stages are reached, and that compiles run in parallel.
+#include "ptxbench/eval/evaluator.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "elf_builder.hpp"
+#include "ptxbench/compile/compiler.hpp"
+#include "ptxbench/task/task_loader.hpp"
+#include "ptxbench/util/fs.hpp"
+
+namespace ptxbench::eval {
+namespace {
+using ::testing::HasSubstr;
+
+constexpr std::string_view kHopperSass = R"sass(
+	.section	.text._Z4gemmv,"ax",@progbits
+        /*0000*/                   SYNCS.EXCH.64 URZ, [UR4+0x6000], UR8 ;
+        /*0010*/                   UTMALDG.2D [UR4], [UR8] ;
+        /*0020*/                   HGMMA.64x128x16.F32.BF16 R24, gdesc[UR16], R24, UP0 ;
+        /*0030*/                   EXIT ;
+)sass";
+
+// Plays nvcc, cuobjdump and nvdisasm: the compile writes a tiny ELF object with the imports the
+// test chose, extraction writes a cubin, disassembly prints kHopperSass.
+class FakeToolchain final : public util::ProcessRunner {
+ public:
+  std::string compile_error;  // non-empty: nvcc fails with this on stderr
+  std::vector<std::string> needed{"libtvm_ffi.so", "libcudart.so.13", "libc.so.6"};
+  std::vector<testing::ElfSymbol> symbols{{.name = "TVMFFIEnvGetStream"}};
+  std::chrono::milliseconds compile_time{0};
+  std::atomic<int> compiles{0};
+  std::atomic<int> running{0};
+  std::atomic<int> most_running{0};
+
+  util::ProcessResult run(const util::ProcessSpec& spec) override {
+    const auto tool = std::filesystem::path(spec.argv.front()).filename().string();
+    const bool version = spec.argv.size() == 2 && spec.argv[1] == "--version";
+    if (version) return ok("Cuda compilation tools, release 13.0, V13.0.88\n");
+    if (tool == "nvcc") return compile(spec);
+    if (tool == "cuobjdump") {
+      util::write_file_atomic(spec.working_dir / "candidate.sm_90a.cubin", "cubin");
+      util::write_file_atomic(spec.working_dir / "candidate.sm_100a.cubin", "cubin");
+      return ok("");
+    }
+    if (tool == "nvdisasm") return ok(std::string(kHopperSass));
+    return util::ProcessResult{.spawn_error = tool + ": unexpected"};
+  }
+
+ private:
+  static util::ProcessResult ok(std::string out) {
+    return util::ProcessResult{.started = true, .exit_code = 0, .stdout_text = std::move(out)};
+  }
+
+  util::ProcessResult compile(const util::ProcessSpec& spec) {
+    ++compiles;
+    const int now = ++running;
+    int seen = most_running.load();
+    while (now > seen && !most_running.compare_exchange_weak(seen, now)) {
+    }
+    std::this_thread::sleep_for(compile_time);
+    --running;
+    if (!compile_error.empty()) {
+      return util::ProcessResult{.started = true, .exit_code = 2, .stderr_text = compile_error};
+    }
+    util::write_file_atomic(spec.working_dir / "candidate.so",
+                            testing::make_shared_object(needed, symbols));
+    return util::ProcessResult{
+        .started = true,
+        .exit_code = 0,
+        .stderr_text =
+            "ptxas info    : Compiling entry function '_Z4gemmv' for 'sm_90a'\n"
+            "ptxas info    : Function properties for _Z4gemmv\n"
+            "    0 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads\n"
+            "ptxas info    : Used 168 registers, used 1 barriers\n"};
+  }
+};
+
+class FakeGpu final : public GpuStages {
+ public:
+  bool present = true;
+  bool throw_in_run = false;
+  int runs = 0;
+  std::filesystem::path seen_object;
+  std::size_t seen_kernels = 0;
+
+  bool available(arch::Arch, std::string& why) override {
+    if (!present) why = "no sm_90a GPU (found: none)";
+    return present;
+  }
+  void run(const task::Task&, const CompiledCandidate& candidate, Evaluation& e) override {
+    ++runs;
+    if (throw_in_run) throw std::runtime_error("worker protocol broke");
+    seen_object = candidate.shared_object;
+    seen_kernels = candidate.sass.kernels.size();
+    for (auto s : {Stage::kSanitize, Stage::kCorrectness, Stage::kDynamicSass, Stage::kTiming})
+      e.stage(s).status = StageStatus::kPassed;
+    e.verdict = Verdict::kPassed;
+  }
+};
+
+class EvaluatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!compile::find_nvcc())
+      GTEST_SKIP() << "the evaluator looks nvcc up even when faked: not installed";
+    auto loaded =
+        task::load_task_file(task::default_tasks_dir() / "gemm" / "gemm_n7168_k5120.json");
+    ASSERT_TRUE(loaded.has_value()) << loaded.error().message;
+    task_ = std::move(*loaded);
+  }
+
+  Evaluation evaluate(const CandidateInput& input, std::shared_ptr<GpuStages> gpu = nullptr,
+                      EvaluatorOptions options = {}) {
+    Evaluator evaluator(std::move(options), tools_, std::move(gpu));
+    return evaluator.evaluate(task_, arch::Arch::kHopper, input);
+  }
+
+  static CandidateInput reply(std::string code) {
+    return {.text = "Here it is:\n```cuda\n" + code + "\n```\n",
+            .is_markdown = true,
+            .source_name = "reply.md"};
+  }
+
+  static StageStatus status(const Evaluation& e, Stage s) { return e.find_stage(s)->status; }
+
+  task::Task task_;
+  std::shared_ptr<FakeToolchain> tools_ = std::make_shared<FakeToolchain>();
+};
+
+TEST_F(EvaluatorTest, NoCodeBlockStopsAtExtract) {
+  auto e =
+      evaluate({.text = "I would use wgmma here.", .is_markdown = true, .source_name = "r.md"});
+  EXPECT_EQ(e.verdict, Verdict::kNoCode);
+  EXPECT_EQ(e.message, "the response has no fenced code block");
+  ASSERT_EQ(e.stages.size(), 8u);
+  EXPECT_EQ(status(e, Stage::kExtract), StageStatus::kFailed);
+  EXPECT_EQ(status(e, Stage::kCompile), StageStatus::kSkipped);
+  EXPECT_EQ(status(e, Stage::kTiming), StageStatus::kSkipped);
+  EXPECT_EQ(tools_->compiles, 0);
+  EXPECT_EQ(e.task, "gemm_n7168_k5120");
+  EXPECT_FALSE(e.created_at.empty());
+}
+
+TEST_F(EvaluatorTest, WholeSourceFilesAreNotExtracted) {
+  auto e =
+      evaluate({.text = "__global__ void k() {}\n", .is_markdown = false, .source_name = "k.cu"});
+  EXPECT_EQ(status(e, Stage::kExtract), StageStatus::kPassed);
+  EXPECT_EQ(tools_->compiles, 1);
+}
+
+TEST_F(EvaluatorTest, LibraryIncludeIsForbiddenBeforeCompiling) {
+  auto e = evaluate(reply("#include <cublas_v2.h>\nvoid run() {}"));
+  EXPECT_EQ(e.verdict, Verdict::kForbidden);
+  EXPECT_THAT(e.message, HasSubstr("cublas_v2.h"));
+  EXPECT_EQ(status(e, Stage::kLint), StageStatus::kFailed);
+  EXPECT_EQ(status(e, Stage::kCompile), StageStatus::kSkipped);
+  EXPECT_EQ(tools_->compiles, 0);
+}
+
+TEST_F(EvaluatorTest, CompilerErrorIsCompileErrorWithItsMessage) {
+  tools_->compile_error =
+      "candidate.cu(8): error: expected a \";\"\n   if (i < n)\n\n1 error detected\n";
+  auto e = evaluate(reply("int broken"));
+  EXPECT_EQ(e.verdict, Verdict::kCompileError);
+  EXPECT_EQ(e.message, "nvcc exit 2: candidate.cu(8): error: expected a \";\"");
+  EXPECT_EQ(status(e, Stage::kLint), StageStatus::kSkipped);  // the object check never ran
+  EXPECT_EQ(status(e, Stage::kCompile), StageStatus::kFailed);
+  EXPECT_THAT(e.compile.command, ::testing::Contains("-gencode=arch=compute_90a,code=sm_90a"));
+  EXPECT_THAT(e.compile.log, HasSubstr("1 error detected"));
+  EXPECT_FALSE(e.source_hash.empty());
+}
+
+TEST_F(EvaluatorTest, ForbiddenImportsAreFoundInTheObject) {
+  tools_->symbols.push_back({.name = "cublasLtMatmul"});
+  auto e = evaluate(reply("void run() {}"));
+  EXPECT_EQ(e.verdict, Verdict::kForbidden);
+  EXPECT_THAT(e.message, HasSubstr("imports cublasLtMatmul (cuBLAS)"));
+  EXPECT_EQ(status(e, Stage::kCompile), StageStatus::kPassed);
+  EXPECT_EQ(status(e, Stage::kLint), StageStatus::kFailed);
+  EXPECT_EQ(status(e, Stage::kStaticSass), StageStatus::kSkipped);
+}
+
+TEST_F(EvaluatorTest, WithoutGpuStagesTheVerdictIsNotRunNeverPassed) {
+  auto e = evaluate(reply("void run() {}"));
+  EXPECT_EQ(e.verdict, Verdict::kNotRun);
+  EXPECT_FALSE(e.correct());
+  EXPECT_THAT(e.message, HasSubstr("GPU stages not run: this build has no GPU worker"));
+  EXPECT_THAT(e.message, HasSubstr("GMMA x1"));
+  for (auto s : {Stage::kExtract, Stage::kLint, Stage::kCompile, Stage::kStaticSass})
+    EXPECT_EQ(status(e, s), StageStatus::kPassed) << to_string(s);
+  for (auto s : {Stage::kSanitize, Stage::kCorrectness, Stage::kDynamicSass, Stage::kTiming})
+    EXPECT_EQ(status(e, s), StageStatus::kNotRun) << to_string(s);
+  ASSERT_EQ(e.kernels.size(), 1u);
+  EXPECT_EQ(e.kernels[0].name, "_Z4gemmv");
+  EXPECT_EQ(e.kernels[0].display_name, "gemm()");
+  EXPECT_EQ(e.kernels[0].registers, 168);
+  EXPECT_EQ(e.kernels[0].spill_store_bytes, 8);
+  EXPECT_EQ(e.kernels[0].static_families.at("GMMA"), 1);
+  auto gmma = std::find_if(e.families.begin(), e.families.end(),
+                           [](const FamilyEvidence& f) { return f.family == "GMMA"; });
+  ASSERT_NE(gmma, e.families.end());
+  EXPECT_TRUE(gmma->requested);
+  EXPECT_EQ(gmma->static_count, 1);
+  EXPECT_EQ(gmma->executed_count, std::nullopt);
+  EXPECT_EQ(e.toolchain.at("nvcc"), "Cuda compilation tools, release 13.0, V13.0.88");
+  EXPECT_THAT(e.toolchain.at("disassembler"), HasSubstr("nvdisasm"));
+}
+
+TEST_F(EvaluatorTest, RequestedFamiliesMissingFromTheSassAreNamed) {
+  auto e = evaluate(reply("void run() {}"));
+  // kHopperSass has GMMA, TMA and SYNCS: nothing requested is missing ...
+  EXPECT_THAT(e.message, ::testing::Not(HasSubstr("absent")));
+  // ... while on Blackwell only its TMA counts, and HGMMA is no Blackwell family.
+  Evaluator evaluator({}, tools_, nullptr);
+  auto blackwell = evaluator.evaluate(task_, arch::Arch::kBlackwell, reply("void run() {}"));
+  EXPECT_THAT(blackwell.message, HasSubstr("requested but absent: UTCMMA, TMEM)"));
+}
+
+TEST_F(EvaluatorTest, AGpuThatIsAbsentIsReportedWithItsReason) {
+  auto gpu = std::make_shared<FakeGpu>();
+  gpu->present = false;
+  auto e = evaluate(reply("void run() {}"), gpu);
+  EXPECT_EQ(e.verdict, Verdict::kNotRun);
+  EXPECT_THAT(e.message, HasSubstr("no sm_90a GPU (found: none)"));
+  EXPECT_EQ(e.find_stage(Stage::kCorrectness)->message, "no sm_90a GPU (found: none)");
+  EXPECT_EQ(gpu->runs, 0);
+}
+
+TEST_F(EvaluatorTest, GpuStagesGetTheInspectedObject) {
+  auto gpu = std::make_shared<FakeGpu>();
+  auto e = evaluate(reply("void run() {}"), gpu);
+  EXPECT_EQ(gpu->runs, 1);
+  EXPECT_EQ(gpu->seen_object.filename(), "candidate.so");
+  EXPECT_EQ(gpu->seen_kernels, 1u);
+  EXPECT_EQ(e.verdict, Verdict::kPassed);
+  EXPECT_THAT(e.message, HasSubstr("correct"));
+}
+
+TEST_F(EvaluatorTest, DisabledGpuStagesAreNotAsked) {
+  auto gpu = std::make_shared<FakeGpu>();
+  auto e = evaluate(reply("void run() {}"), gpu, EvaluatorOptions{.run_gpu_stages = false});
+  EXPECT_EQ(e.verdict, Verdict::kNotRun);
+  EXPECT_THAT(e.message, HasSubstr("GPU stages disabled"));
+  EXPECT_EQ(gpu->runs, 0);
+}
+
+TEST_F(EvaluatorTest, AnExceptionInTheGpuStagesIsAnInternalError) {
+  auto gpu = std::make_shared<FakeGpu>();
+  gpu->throw_in_run = true;
+  auto e = evaluate(reply("void run() {}"), gpu);
+  EXPECT_EQ(e.verdict, Verdict::kInternalError);
+  EXPECT_THAT(e.message, HasSubstr("worker protocol broke"));
+}
+
+TEST_F(EvaluatorTest, ManyCandidatesCompileInParallelAndKeepTheirOrder) {
+  tools_->compile_time = std::chrono::milliseconds(300);
+  std::vector<CandidateInput> inputs;
+  for (int i = 0; i < 4; ++i) {
+    inputs.push_back({.text = "```\nint v" + std::to_string(i) + ";\n```",
+                      .source_name = "r" + std::to_string(i) + ".md"});
+  }
+  inputs.push_back({.text = "no code", .source_name = "empty.md"});
+  Evaluator evaluator({.jobs = 4}, tools_, nullptr);
+  auto results = evaluator.evaluate_many(task_, arch::Arch::kHopper, inputs);
+  ASSERT_EQ(results.size(), inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    EXPECT_EQ(results[i].source_name, inputs[i].source_name);
+  EXPECT_EQ(results[4].verdict, Verdict::kNoCode);
+  EXPECT_EQ(tools_->compiles, 4);
+  EXPECT_GE(tools_->most_running, 2);
+  EXPECT_GT(results[0].find_stage(Stage::kCompile)->seconds, 0.25);
+}
+
+TEST_F(EvaluatorTest, ArtifactsStayInTheGivenWorkDir) {
+  util::TempDir dir;
+  {
+    Evaluator evaluator({.work_dir = dir.path()}, tools_, nullptr);
+    evaluator.evaluate(task_, arch::Arch::kHopper, reply("int kept;"));
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "000-reply.md" / "candidate.cu"));
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "000-reply.md" / "candidate.so"));
+}
+
+}  // namespace
+}  // namespace ptxbench::eval

@@ -1,0 +1,55 @@
+// The human summary: one row per candidate and the reason of each that did not pass.
+#include "ptxbench/eval/summary.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace ptxbench::eval {
+namespace {
+using ::testing::HasSubstr;
+
+TEST(Summary, RowsAndReasons) {
+  Evaluation not_run{.task = "gemm_n7168_k5120",
+                     .source_name = "good.cu",
+                     .verdict = Verdict::kNotRun,
+                     .message = "compiled; GPU stages not run: no GPU"};
+  not_run.kernels.push_back(
+      {.name = "k", .registers = 168, .shared_bytes = 2048, .spill_store_bytes = 8});
+  not_run.families.push_back({.family = "GMMA", .requested = true, .static_count = 20});
+  not_run.families.push_back({.family = "WARPGROUP", .static_count = 5});
+
+  Evaluation passed{.task = "gemm_n7168_k5120",
+                    .source_name = "fast.cu",
+                    .verdict = Verdict::kPassed,
+                    .message = "correct"};
+  passed.families.push_back(
+      {.family = "GMMA", .requested = true, .static_count = 20, .executed_count = 900});
+  passed.workloads.push_back({.workload = "M8192",
+                              .headline = true,
+                              .status = Verdict::kPassed,
+                              .candidate = TimingStats{.median_ms = 0.7345},
+                              .speedup = 0.998});
+
+  Evaluation broken{.task = "gemm_n7168_k5120",
+                    .source_name = "bad.cu",
+                    .verdict = Verdict::kCompileError,
+                    .message = "nvcc exit 2: candidate.cu(8): error: expected a \";\""};
+
+  const auto text = render_summary({not_run, passed, broken});
+  EXPECT_THAT(text, HasSubstr("candidate"));
+  EXPECT_THAT(text, HasSubstr("good.cu"));
+  EXPECT_THAT(text, HasSubstr("NOT_RUN"));
+  EXPECT_THAT(text, HasSubstr("GMMA 20"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("WARPGROUP")));  // only requested families
+  EXPECT_THAT(text, HasSubstr("168 / 2048 B / 8 B"));
+  EXPECT_THAT(text, HasSubstr("GPU stages not run"));
+  EXPECT_THAT(text, HasSubstr("GMMA 20 (ran 900)"));
+  EXPECT_THAT(text, HasSubstr("1.00x vs baseline (0.735 ms)"));
+  EXPECT_THAT(text, HasSubstr("bad.cu: nvcc exit 2: candidate.cu(8): error"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("fast.cu: correct")));  // passed rows need no reason
+  // One header, three rows, a blank line, two reasons.
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 7);
+}
+
+}  // namespace
+}  // namespace ptxbench::eval
