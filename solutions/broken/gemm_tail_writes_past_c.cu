@@ -3,10 +3,12 @@
 // Negative control, derived from solutions/hopper/gemm_bf16_nt_warp_specialized.cu with ONE
 // defect: the epilogue stores the accumulators straight to global memory and checks the column
 // against N but not the row against M. Whenever M is not a multiple of the 128-row tile (70, 232,
-// 972, 2379, 8828), the last tile row writes up to 127 rows past the end of C.
-// Caught by: sanitize (compute-sanitizer memcheck reports invalid __global__ writes on the small
-// workload, M = 70) -> SANITIZER_ERROR. Without the sanitizer the bytes land in whatever follows C,
-// which correctness alone need not notice.
+// 972, 2379, 8828), the last tile writes up to 127 rows past the end of C.
+// Caught by: sanitize -> SANITIZER_ERROR: compute-sanitizer memcheck on the small workload
+// (M = 70) reports invalid __global__ writes, provided allocations are padded (--padding):
+// measured on the H200, 1,825 errors with a 1 MB padding and none without it, when the bytes past
+// C landed inside the next allocation. Unsanitized, at N = 7168 the writes left the allocation's
+// pages and the launch faulted (illegal address); elsewhere they silently corrupt whatever follows.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>

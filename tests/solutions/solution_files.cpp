@@ -108,4 +108,29 @@ std::string compare_with_source(const EmbeddedBlock& block) {
   return path.string() + " has no block " + block.family;
 }
 
+namespace {
+std::vector<std::string> code_lines(std::string_view text) {
+  const auto start = text.find("#include <cuda.h>");
+  std::istringstream lines{std::string(text.substr(start == std::string_view::npos ? 0 : start))};
+  std::vector<std::string> out;
+  for (std::string line; std::getline(lines, line);) out.push_back(line);
+  return out;
+}
+}  // namespace
+
+int changed_code_lines(std::string_view from, std::string_view to) {
+  const auto a = code_lines(from);
+  const auto b = code_lines(to);
+  std::vector<int> previous(b.size() + 1, 0), current(b.size() + 1, 0);
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      current[j] =
+          a[i - 1] == b[j - 1] ? previous[j - 1] + 1 : std::max(previous[j], current[j - 1]);
+    }
+    std::swap(previous, current);
+  }
+  const int common = previous[b.size()];
+  return static_cast<int>(a.size() + b.size()) - 2 * common;
+}
+
 }  // namespace ptxbench::solutions_test

@@ -49,4 +49,9 @@ util::Expected<std::vector<EmbeddedBlock>> embedded_blocks(std::string_view text
 // Empty when `block` equals the block of solutions/ptx/<family>.cuh, else what differs.
 std::string compare_with_source(const EmbeddedBlock& block);
 
+// Lines that must change to turn `from` into `to` (removed + added; a longest common subsequence
+// of whole lines), counted from each text's first `#include <cuda.h>`: the spec comments above it
+// are expected to differ.
+int changed_code_lines(std::string_view from, std::string_view to);
+
 }  // namespace ptxbench::solutions_test

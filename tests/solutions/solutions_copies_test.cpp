@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "ptxbench/task/task_loader.hpp"
@@ -92,6 +93,35 @@ TEST(Solutions, CoverTheControlsTheBenchmarkNeeds) {
       EXPECT_NE(verdict, "PASSED") << name;
     }
   }
+}
+
+// The broken controls other than the Ampere one are the expert kernel with one defect each, so
+// that a verdict can only come from that defect. Pinning the size of each difference keeps them
+// derived: an edit to the expert kernel that is not carried into the controls fails here.
+TEST(BrokenControls, DifferFromTheExpertKernelOnlyByTheirDefect) {
+  const std::map<std::string, int> defect_lines = {{"gemm_missing_proxy_fence", 2},
+                                                   {"gemm_producer_phase_deadlock", 2},
+                                                   {"gemm_wrong_wgmma_swizzle", 11},
+                                                   {"gemm_tail_writes_past_c", 51},
+                                                   {"gemm_wgmma_path_never_taken", 59}};
+  const auto root = repo_root() / "solutions";
+  auto expert = util::read_file(root / "hopper" / "gemm_bf16_nt_warp_specialized.cu");
+  ASSERT_TRUE(expert.has_value()) << expert.error().message;
+  for (const auto& [name, lines] : defect_lines) {
+    auto control = util::read_file(root / "broken" / (name + ".cu"));
+    ASSERT_TRUE(control.has_value()) << control.error().message;
+    EXPECT_EQ(changed_code_lines(*expert, *control), lines)
+        << name << " is no longer the expert kernel plus its one defect: carry the expert's "
+        << "change into it (or, for a new defect, update this count)";
+  }
+}
+
+TEST(BrokenControls, ChangedLinesCountsRemovalsAndAdditions) {
+  const std::string base = "#include <cuda.h>\na\nb\nc\n";
+  EXPECT_EQ(changed_code_lines(base, base), 0);
+  EXPECT_EQ(changed_code_lines(base, "#include <cuda.h>\na\nx\nc\n"), 2);
+  EXPECT_EQ(changed_code_lines(base, "#include <cuda.h>\na\nb\nc\nd\n"), 1);
+  EXPECT_EQ(changed_code_lines("// spec A\n" + base, "// spec B\n" + base), 0);
 }
 
 TEST(PtxWrappers, EachFileHoldsExactlyTheBlockOfItsName) {
