@@ -1,0 +1,160 @@
+// WorkerGpuStages against a fake worker (fake_worker.cpp): every way a worker process can end
+// must give the right verdict, and the next candidate must evaluate normally.
+#include "ptxbench/eval/worker/worker_gpu_stages.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "ptxbench/util/fs.hpp"
+
+namespace ptxbench::eval::worker {
+namespace {
+
+task::Task small_gemm_task() {
+  task::Task t;
+  t.name = "gemm_fake";
+  t.op_type = "gemm";
+  t.family = "gemm";
+  t.baseline = "cublaslt.gemm_bf16_nt";
+  t.axes = {{.name = "M"},
+            {.name = "N", .is_const = true, .value = 5},
+            {.name = "K", .is_const = true, .value = 3}};
+  t.inputs = {{.name = "A", .shape = {"M", "K"}}, {.name = "B", .shape = {"N", "K"}}};
+  t.outputs = {{.name = "C", .shape = {"M", "N"}}};
+  t.workloads = {{.name = "M4", .axes = {{"M", 4}}, .seed = 1, .headline = false},
+                 {.name = "M8", .axes = {{"M", 8}}, .seed = 2, .headline = true}};
+  return t;
+}
+
+class WorkerGpuStagesTest : public ::testing::Test {
+ protected:
+  WorkerGpuStagesTest()
+      : exchange_("ptxbench-test-exchange-"),
+        stages_(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+                                       .cache_dir = exchange_.path() / "cache",
+                                       .exchange_root = exchange_.path(),
+                                       .candidate_timeout = std::chrono::seconds(3),
+                                       .timing_timeout = std::chrono::seconds(3),
+                                       .sanitize = false,
+                                       .prove_execution = false},
+                std::make_shared<util::SystemProcessRunner>()) {}
+
+  Evaluation evaluate(const std::string& behaviour) {
+    Evaluation e;
+    e.arch = arch::Arch::kHopper;
+    CompiledCandidate candidate{.shared_object = "/nowhere/" + behaviour + ".so"};
+    stages_.run(task_, candidate, e);
+    return e;
+  }
+
+  bool exchange_left_behind() const {
+    for (const auto& entry : std::filesystem::directory_iterator(exchange_.path())) {
+      if (entry.path().filename().string().rfind("ptxbench-exchange-", 0) == 0) return true;
+    }
+    return false;
+  }
+
+  task::Task task_ = small_gemm_task();
+  util::TempDir exchange_;
+  WorkerGpuStages stages_;
+};
+
+TEST_F(WorkerGpuStagesTest, AvailabilityComesFromTheWorkersDevice) {
+  std::string why;
+  EXPECT_TRUE(stages_.available(arch::Arch::kHopper, why)) << why;
+  EXPECT_FALSE(stages_.available(arch::Arch::kBlackwell, why));
+  EXPECT_NE(why.find("Fake H200"), std::string::npos) << why;
+}
+
+TEST_F(WorkerGpuStagesTest, NoGpuIsNotAvailable) {
+  WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+                                                .worker_env = {{"FAKE_WORKER_NO_GPU", "1"}}},
+                         std::make_shared<util::SystemProcessRunner>());
+  std::string why;
+  EXPECT_FALSE(stages.available(arch::Arch::kHopper, why));
+  EXPECT_EQ(why, "no GPU");
+}
+
+TEST_F(WorkerGpuStagesTest, MissingWorkerIsNotAvailable) {
+  WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = "/no/such/ptxbench-worker"},
+                         std::make_shared<util::SystemProcessRunner>());
+  std::string why;
+  EXPECT_FALSE(stages.available(arch::Arch::kHopper, why));
+  EXPECT_FALSE(why.empty());
+}
+
+TEST_F(WorkerGpuStagesTest, CorrectCandidatePassesWithTiming) {
+  Evaluation e = evaluate("pass");
+  EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  ASSERT_EQ(e.workloads.size(), 2u);
+  EXPECT_EQ(e.workloads[1].workload, "M8");
+  ASSERT_TRUE(e.workloads[1].speedup.has_value());
+  EXPECT_DOUBLE_EQ(*e.workloads[1].speedup, 0.5);
+  EXPECT_FALSE(e.workloads[0].speedup.has_value());  // only the headline is timed
+  EXPECT_EQ(e.find_stage(Stage::kCorrectness)->status, StageStatus::kPassed);
+  EXPECT_EQ(e.find_stage(Stage::kTiming)->status, StageStatus::kPassed);
+  EXPECT_EQ(e.find_stage(Stage::kSanitize)->status, StageStatus::kNotRun);
+  EXPECT_FALSE(exchange_left_behind());
+}
+
+struct Expectation {
+  const char* behaviour;
+  Verdict verdict;
+  const char* message_part;
+  Stage failed_stage;
+};
+
+class WorkerGpuStagesVerdicts : public WorkerGpuStagesTest,
+                                public ::testing::WithParamInterface<Expectation> {};
+
+TEST_P(WorkerGpuStagesVerdicts, ThenTheNextCandidateEvaluatesNormally) {
+  const Expectation& want = GetParam();
+  auto start = std::chrono::steady_clock::now();
+  Evaluation bad = evaluate(want.behaviour);
+  EXPECT_EQ(bad.verdict, want.verdict) << bad.message;
+  EXPECT_NE(bad.message.find(want.message_part), std::string::npos) << bad.message;
+  EXPECT_EQ(bad.find_stage(want.failed_stage)->status, StageStatus::kFailed);
+  if (want.failed_stage == Stage::kCorrectness) {
+    EXPECT_EQ(bad.find_stage(Stage::kTiming)->status, StageStatus::kSkipped);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  EXPECT_FALSE(exchange_left_behind());
+  Evaluation good = evaluate("pass");
+  EXPECT_EQ(good.verdict, Verdict::kPassed) << good.message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryEnding, WorkerGpuStagesVerdicts,
+    ::testing::Values(
+        Expectation{"crash", Verdict::kRuntimeError, "signal", Stage::kCorrectness},
+        Expectation{"abort", Verdict::kRuntimeError, "signal", Stage::kCorrectness},
+        Expectation{"hang", Verdict::kTimeout, "killed after", Stage::kCorrectness},
+        Expectation{"garbage", Verdict::kRuntimeError, "without a reply", Stage::kCorrectness},
+        Expectation{"exit", Verdict::kRuntimeError, "exit 3", Stage::kCorrectness},
+        Expectation{"raise", Verdict::kRuntimeError, "boom", Stage::kCorrectness},
+        Expectation{"wrong", Verdict::kIncorrectNumerical, "output C", Stage::kCorrectness},
+        Expectation{"unwritten", Verdict::kIncorrectShape, "never written", Stage::kCorrectness},
+        Expectation{"modify", Verdict::kInputsModified, "input(s) A", Stage::kCorrectness},
+        Expectation{"irreproducible", Verdict::kInternalError, "not reproducible",
+                    Stage::kCorrectness},
+        Expectation{"foreign", Verdict::kForbidden, "nvjet", Stage::kTiming},
+        Expectation{"cached", Verdict::kIncorrectNumerical, "timed calls", Stage::kTiming},
+        Expectation{"hang_timing", Verdict::kTimeout, "timing", Stage::kTiming}),
+    [](const auto& param_info) { return std::string(param_info.param.behaviour); });
+
+TEST_F(WorkerGpuStagesTest, JobsCarryTheCandidateAndLimits) {
+  CompiledCandidate candidate{.shared_object = "/x/c.so"};
+  candidate.sass.kernels.push_back({.name = "_Z6kernelv"});
+  auto jobs = stages_.make_jobs(task_, candidate);
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].library, "/x/c.so");
+  EXPECT_EQ(jobs[0].trials, 3);
+  EXPECT_EQ(jobs[1].inputs[0].shape, (std::vector<std::int64_t>{8, 3}));
+  EXPECT_EQ(jobs[1].candidate_kernels, std::vector<std::string>{"_Z6kernelv"});
+  EXPECT_EQ(jobs[0].extra.value("call_timeout_ms", 0), 20000);
+}
+
+}  // namespace
+}  // namespace ptxbench::eval::worker

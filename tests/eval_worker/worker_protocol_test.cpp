@@ -1,0 +1,105 @@
+#include <gtest/gtest.h>
+
+#include "ptxbench/eval/worker/exchange.hpp"
+#include "ptxbench/eval/worker/worker_job.hpp"
+#include "ptxbench/eval/worker/worker_reply.hpp"
+
+namespace ptxbench::eval::worker {
+namespace {
+
+WorkerJob sample_job() {
+  WorkerJob job;
+  job.task = "gemm_test";
+  job.op_type = "gemm";
+  job.baseline = "cublaslt.gemm_bf16_nt";
+  job.parameters = {{"scale", 0.5}};
+  job.inputs = {{"A", task::DType::kBFloat16, {8, 4}, {"M", "K"}},
+                {"B", task::DType::kBFloat16, {16, 4}, {"N", "K"}}};
+  job.outputs = {{"C", task::DType::kBFloat16, {8, 16}, {"M", "N"}}};
+  job.workload = "M8";
+  job.distribution = task::Distribution::kSpiky;
+  job.seed = 18446744073709551557ull;  // above 2^53: must survive JSON
+  job.trials = 2;
+  job.library = "/tmp/cand.so";
+  job.candidate_kernels = {"_Z4gemmPKfS0_Pf"};
+  job.extra["call_timeout_ms"] = 1234;
+  return job;
+}
+
+TEST(WorkerJob, RoundTripsThroughJson) {
+  WorkerJob job = sample_job();
+  auto back = parse_job(to_json(job).dump());
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  EXPECT_EQ(back->seed, job.seed);
+  EXPECT_EQ(back->distribution, task::Distribution::kSpiky);
+  ASSERT_EQ(back->inputs.size(), 2u);
+  EXPECT_EQ(back->inputs[1].shape, (std::vector<std::int64_t>{16, 4}));
+  EXPECT_EQ(back->outputs[0].bytes(), 8u * 16u * 2u);
+  EXPECT_EQ(back->candidate_kernels, job.candidate_kernels);
+  EXPECT_EQ(back->extra.value("call_timeout_ms", 0), 1234);
+  EXPECT_DOUBLE_EQ(back->parameters.at("scale"), 0.5);
+}
+
+TEST(WorkerJob, SeveralJobsAndSingleJobText) {
+  auto two = parse_jobs(format_jobs({sample_job(), sample_job()}));
+  ASSERT_TRUE(two.has_value());
+  EXPECT_EQ(two->size(), 2u);
+  auto one = parse_jobs(to_json(sample_job()).dump());
+  ASSERT_TRUE(one.has_value());
+  EXPECT_EQ(one->size(), 1u);
+}
+
+TEST(WorkerJob, MalformedJobsAreErrorsNotExceptions) {
+  EXPECT_FALSE(parse_jobs("not json").has_value());
+  EXPECT_FALSE(parse_jobs("{\"jobs\": []}").has_value());
+  EXPECT_FALSE(parse_job("{\"op_type\": \"gemm\"}").has_value());  // no tensors
+  nlohmann::json bad = to_json(sample_job());
+  bad["inputs"][0]["dtype"] = "float128";
+  EXPECT_FALSE(job_from_json(bad).has_value());
+  bad = to_json(sample_job());
+  bad["inputs"][0]["shape"] = {-1, 4};
+  EXPECT_FALSE(job_from_json(bad).has_value());
+}
+
+TEST(WorkerJob, TrialSeedsAreDistinctAndReproducible) {
+  EXPECT_EQ(trial_seed(42, 0), trial_seed(42, 0));
+  EXPECT_NE(trial_seed(42, 0), trial_seed(42, 1));
+  EXPECT_NE(trial_seed(42, 0), trial_seed(43, 0));
+}
+
+TEST(WorkerReply, LastMarkedLineWins) {
+  std::string out = "candidate says hi\n" + format_reply(ReplyStatus::kRuntimeError, "first") +
+                    "noise PTXBENCH-WORKER-REPLY {\"status\":\"ok\"}\n" +  // not at line start
+                    format_reply(ReplyStatus::kOk, "", {{"value", 7}}) + "trailing text\n";
+  auto reply = parse_reply(out);
+  ASSERT_TRUE(reply.has_value()) << reply.error().message;
+  EXPECT_EQ(reply->status, ReplyStatus::kOk);
+  EXPECT_EQ(reply->body.value("value", 0), 7);
+}
+
+TEST(WorkerReply, GarbageIsAnError) {
+  EXPECT_FALSE(parse_reply("").has_value());
+  EXPECT_FALSE(parse_reply("segfault\n").has_value());
+  EXPECT_FALSE(parse_reply("PTXBENCH-WORKER-REPLY {not json\n").has_value());
+  EXPECT_FALSE(parse_reply("PTXBENCH-WORKER-REPLY [1,2]\n").has_value());
+  EXPECT_FALSE(parse_reply("PTXBENCH-WORKER-REPLY {\"status\":\"great\"}\n").has_value());
+  EXPECT_FALSE(parse_reply("PTXBENCH-WORKER-REPLY {\"message\":\"x\"}\n").has_value());
+}
+
+TEST(WorkerReply, InvalidUtf8InMessagesDoesNotBreakTheLine) {
+  std::string message = "bad \xff\xfe bytes";
+  auto reply = parse_reply(format_reply(ReplyStatus::kRuntimeError, message));
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_EQ(reply->status, ReplyStatus::kRuntimeError);
+}
+
+TEST(Exchange, FileNamesAreSafeAndDistinct) {
+  auto a = exchange_file("/x", 0, 1, "dQ");
+  auto b = exchange_file("/x", 1, 0, "dQ");
+  auto c = exchange_file("/x", 0, 1, "../etc/passwd");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(c.parent_path(), std::filesystem::path("/x"));
+}
+
+}  // namespace
+}  // namespace ptxbench::eval::worker
