@@ -460,8 +460,8 @@ struct Config {
   static constexpr uint32_t kProducerRegisters = 40;
   static constexpr uint32_t kConsumerRegisters = 232;
 
-  static constexpr int kStoreBoxCols =
-      64;  // 128 bytes: the widest box a 128B-swizzled TMA store takes
+  // 64 bf16 = 128 bytes: the widest box a 128B-swizzled TMA store takes.
+  static constexpr int kStoreBoxCols = 64;
   static constexpr int kStoreBoxes = kBlockN / kStoreBoxCols;
   static constexpr int kStoreBuffers = 2;  // per consumer: fill one while the other is stored
 
