@@ -4,7 +4,9 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace ptxbench::cli {
 
@@ -22,6 +24,13 @@ struct CommandSpec {
 };
 
 std::span<const CommandSpec> commands();
+
+// Up to `limit` of `names` close to `name` (small edit distance, or `name` is a prefix of them),
+// closest first.
+std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& names,
+                                       std::size_t limit = 3);
+// " (did you mean X?)", " (did you mean X or Y?)", or "" when nothing is close.
+std::string did_you_mean(std::string_view name, const std::vector<std::string>& names);
 
 void add_tasks_command(CLI::App& app, CommandContext& context);
 void add_eval_command(CLI::App& app, CommandContext& context);

@@ -1,14 +1,139 @@
+// `ptxbench eval FILE... --task NAME --arch hopper|blackwell [--json] [--jobs N]
+//  [--keep-artifacts DIR] [--no-gpu]`: every file through the staged pipeline. Markdown replies
+// (.md, .markdown, .txt) give their last fenced code block; sources (.cu, .cuh, .cpp) are taken
+// whole. Exit 0 when every verdict is PASSED or NOT_RUN, 1 when any candidate failed a stage,
+// 3 when ptxbench itself failed.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <string>
+
 #include "ptxbench/cli/command.hpp"
+#include "ptxbench/eval/evaluation_json.hpp"
+#include "ptxbench/eval/evaluator.hpp"
+#include "ptxbench/eval/summary.hpp"
+#include "ptxbench/task/task_loader.hpp"
+#include "ptxbench/util/fs.hpp"
 
 namespace ptxbench::cli {
-// Placeholder until the eval command lands: says so and fails.
-void add_eval_command(CLI::App& app, CommandContext& context) {
-  auto* sub = app.add_subcommand("eval", "");
-  sub->callback([&context] {
-    fmt::print(stderr, "ptxbench eval: not available in this build yet\n");
-    context.exit_code = kExitInternal;
-  });
+namespace {
+
+struct EvalOptions {
+  std::vector<std::string> files;
+  std::string task;
+  std::string arch;
+  bool json = false;
+  int jobs = 0;
+  std::string keep_artifacts;
+  std::string tasks_dir;
+  bool no_gpu = false;
+};
+
+constexpr std::array<std::string_view, 3> kMarkdownExtensions{".md", ".markdown", ".txt"};
+constexpr std::array<std::string_view, 5> kSourceExtensions{".cu", ".cuh", ".cpp", ".cc", ".cxx"};
+
+// Reads the files; prints the first problem and returns nullopt on failure.
+std::optional<std::vector<eval::CandidateInput>> read_inputs(
+    const std::vector<std::string>& files) {
+  std::vector<eval::CandidateInput> inputs;
+  for (const auto& file : files) {
+    const auto extension = std::filesystem::path(file).extension().string();
+    const bool markdown = std::find(kMarkdownExtensions.begin(), kMarkdownExtensions.end(),
+                                    extension) != kMarkdownExtensions.end();
+    const bool source = std::find(kSourceExtensions.begin(), kSourceExtensions.end(), extension) !=
+                        kSourceExtensions.end();
+    if (!markdown && !source) {
+      fmt::print(stderr,
+                 "ptxbench eval: {}: expected a source file (.cu, .cuh, .cpp) or a model reply "
+                 "(.md, .txt)\n",
+                 file);
+      return std::nullopt;
+    }
+    auto text = util::read_file(file);
+    if (!text) {
+      fmt::print(stderr, "ptxbench eval: {}\n", text.error().message);
+      return std::nullopt;
+    }
+    inputs.push_back({.text = std::move(*text), .is_markdown = markdown, .source_name = file});
+  }
+  return inputs;
 }
+
+int exit_code_of(const std::vector<eval::Evaluation>& evaluations) {
+  int code = kExitOk;
+  for (const auto& e : evaluations) {
+    if (e.verdict == eval::Verdict::kInternalError) return kExitInternal;
+    if (e.verdict != eval::Verdict::kPassed && e.verdict != eval::Verdict::kNotRun)
+      code = kExitFailed;
+  }
+  return code;
+}
+
+int run_eval(const EvalOptions& options) {
+  auto arch = arch::parse(options.arch);
+  if (!arch) {
+    fmt::print(stderr, "ptxbench eval: --arch {}: expected hopper or blackwell\n", options.arch);
+    return kExitUsage;
+  }
+  auto suite =
+      task::load_suite(options.tasks_dir.empty() ? task::default_tasks_dir()
+                                                 : std::filesystem::path(options.tasks_dir));
+  if (!suite) {
+    fmt::print(stderr, "ptxbench eval: {}\n", suite.error().message);
+    return kExitUsage;
+  }
+  const task::Task* task = task::find_task(*suite, options.task);
+  if (task == nullptr) {
+    std::vector<std::string> names;
+    for (const auto& t : *suite) names.push_back(t.name);
+    fmt::print(stderr, "ptxbench eval: no task named '{}'{} (see `ptxbench tasks`)\n", options.task,
+               did_you_mean(options.task, names));
+    return kExitUsage;
+  }
+  auto inputs = read_inputs(options.files);
+  if (!inputs) return kExitUsage;
+
+  auto runner = std::make_shared<util::SystemProcessRunner>();
+  auto gpu = options.no_gpu ? nullptr : eval::make_default_gpu_stages(runner);
+  eval::Evaluator evaluator(
+      {.work_dir = options.keep_artifacts, .jobs = options.jobs, .run_gpu_stages = !options.no_gpu},
+      runner, gpu);
+  const auto evaluations = evaluator.evaluate_many(*task, *arch, *inputs);
+
+  if (options.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& e : evaluations) out.push_back(eval::to_json(e));
+    fmt::print("{}\n", (evaluations.size() == 1 ? out.front() : out).dump(2));
+  } else {
+    fmt::print("{}", eval::render_summary(evaluations));
+    if (!options.keep_artifacts.empty())
+      fmt::print("\nartifacts kept in {}\n", options.keep_artifacts);
+  }
+  return exit_code_of(evaluations);
+}
+
+}  // namespace
+
+void add_eval_command(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<EvalOptions>();
+  auto* sub = app.add_subcommand("eval", "");
+  sub->add_option("files", options->files, "Candidate .cu files or model replies (.md)")
+      ->required();
+  sub->add_option("--task", options->task, "Task name (see `ptxbench tasks`)")->required();
+  sub->add_option("--arch", options->arch, "hopper (sm_90a) or blackwell (sm_100a)")->required();
+  sub->add_flag("--json", options->json,
+                "Print the evaluation record(s) as JSON (an array for several files)");
+  sub->add_option("--jobs", options->jobs, "Parallel compiles (default: all cores)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--keep-artifacts", options->keep_artifacts,
+                  "Keep sources, objects and cubins in this directory");
+  sub->add_option("--tasks-dir", options->tasks_dir,
+                  "Task suite directory (default: the built-in suite)");
+  sub->add_flag("--no-gpu", options->no_gpu,
+                "Stop after the static stages even where a GPU is present");
+  sub->callback([options, &context] { context.exit_code = run_eval(*options); });
+}
+
 }  // namespace ptxbench::cli

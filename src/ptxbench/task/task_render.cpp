@@ -61,9 +61,7 @@ std::string render_for_model(const Task& task, std::optional<arch::Arch> arch) {
   out += "Axes:\n";
   for (const auto& axis : task.axes) {
     std::string value = axis.is_const ? fmt::format("= {}", *axis.value) : "varies per workload";
-    out += fmt::format("  {:<3} {}", axis.name, value);
-    if (!axis.description.empty()) out += "  (" + axis.description + ")";
-    out += "\n";
+    out += fmt::format("  {:<3} {:<20} {}\n", axis.name, value, axis.description);
   }
   out += "\nInputs, in argument order:\n";
   render_tensors(out, task.inputs);
