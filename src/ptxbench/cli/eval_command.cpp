@@ -1,5 +1,6 @@
 // `ptxbench eval FILE... --task NAME --arch hopper|blackwell [--json] [--jobs N]
-//  [--keep-artifacts DIR] [--no-gpu]`: every file through the staged pipeline. Markdown replies
+//  [--keep-artifacts DIR] [--compile-timeout S] [--no-gpu]`: every file through the staged
+//  pipeline. Markdown replies
 // (.md, .markdown, .txt) give their last fenced code block; sources (.cu, .cuh, .cpp) are taken
 // whole. Exit 0 when every verdict is PASSED or NOT_RUN, 1 when any candidate failed a stage,
 // 3 when ptxbench itself failed.
@@ -29,6 +30,7 @@ struct EvalOptions {
   std::string keep_artifacts;
   std::string tasks_dir;
   bool no_gpu = false;
+  int compile_timeout_seconds = 180;
 };
 
 constexpr std::array<std::string_view, 3> kMarkdownExtensions{".md", ".markdown", ".txt"};
@@ -131,6 +133,9 @@ void add_eval_command(CLI::App& app, CommandContext& context) {
                   "Keep sources, objects and cubins in this directory");
   sub->add_option("--tasks-dir", options->tasks_dir,
                   "Task suite directory (default: the built-in suite)");
+  sub->add_option("--compile-timeout", options->compile_timeout_seconds,
+                  "Seconds nvcc may take per candidate")
+      ->check(CLI::PositiveNumber);
   sub->add_flag("--no-gpu", options->no_gpu,
                 "Stop after the static stages even where a GPU is present");
   sub->callback([options, &context] { context.exit_code = run_eval(*options); });
