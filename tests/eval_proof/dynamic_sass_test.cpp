@@ -200,6 +200,25 @@ TEST(DynamicSass, AKernelTheCallNeverLaunchedExecutedNothing) {
             ExecutionEvidence::kInconclusive);
 }
 
+TEST(DynamicSass, AKernelLaunchedAfterTheObservedOneIsInconclusive) {
+  const auto first = ffma_kernel(/*with_wgmma=*/true);
+  const auto second = tensor_core_kernel();
+  sass::SassModule module;
+  module.kernels = {first, second};
+  auto report = probe(first.name);
+  report.launched_functions = {first.name, second.name};
+  add(report, 0x100, 1000);
+  const auto kernels = executions_from_probe(report, module, arch::Arch::kHopper);
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_EQ(kernels[0].evidence, ExecutionEvidence::kMeasured);
+  EXPECT_EQ(kernels[1].evidence, ExecutionEvidence::kInconclusive);
+  EXPECT_NE(kernels[1].note.find("launched after"), std::string::npos);
+  const auto proof = judge_execution(module, kernels, {"GMMA"}, kSmallGemmFlops);
+  // The second kernel holds the GMMA that may have run: no claim either way.
+  EXPECT_FALSE(family(proof, "GMMA").executed_count.has_value());
+  EXPECT_FALSE(proof.conclusive);
+}
+
 TEST(DynamicSass, RecordsAtPcsOutsideTheDisassemblyAreNotTrusted) {
   const auto kernel = tensor_core_kernel();
   auto report = probe(kernel.name);

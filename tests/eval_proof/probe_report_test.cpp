@@ -66,12 +66,11 @@ TEST(ProbeReport, MalformedReportsAreErrorsNotExceptions) {
 TEST(ProbeRequest, TravelsInTheJobsExtra) {
   worker::WorkerJob job;
   job.extra = {{"other", 1}};
-  set_probe_request(job, {.kernel = "k", .cubin = "/tmp/c.cubin"});
+  set_probe_request(job, {.cubin = "/tmp/c.cubin"});
   const auto parsed = worker::job_from_json(worker::to_json(job));
   ASSERT_TRUE(parsed.has_value());
   const auto request = probe_request_from(*parsed);
   ASSERT_TRUE(request.has_value()) << request.error().message;
-  EXPECT_EQ(request->kernel, "k");
   EXPECT_EQ(request->cubin, "/tmp/c.cubin");
   EXPECT_EQ(parsed->extra.at("other"), 1);
   EXPECT_FALSE(probe_request_from(worker::WorkerJob{}).has_value());
@@ -91,13 +90,12 @@ TEST(RunProbe, ReadsTheLastReplyLine) {
   runner.on("probe", exited(0, fake + "candidate output\n" +
                                    worker::format_reply(worker::ReplyStatus::kOk, "",
                                                         to_json(sample_report()))));
-  const ProbeReport report = run_probe(runner, invocation(), "gemm_tma_wgmma");
+  const ProbeReport report = run_probe(runner, invocation());
   EXPECT_TRUE(report.error.empty()) << report.error;
   EXPECT_EQ(report.records.size(), 1u);
   ASSERT_EQ(runner.calls.size(), 1u);
   const auto job = worker::parse_job(*runner.calls[0].stdin_text);
   ASSERT_TRUE(job.has_value());
-  EXPECT_EQ(probe_request_from(*job)->kernel, "gemm_tma_wgmma");
   EXPECT_EQ(probe_request_from(*job)->cubin, "/work/candidate.cubin");
 }
 
@@ -106,21 +104,19 @@ TEST(RunProbe, FailuresBecomeReportsWithAnError) {
   auto segv = exited(-1, "");
   segv.term_signal = 11;
   crashed.on("probe", segv);
-  EXPECT_FALSE(run_probe(crashed, invocation(), "k").error.empty());
+  EXPECT_FALSE(run_probe(crashed, invocation()).error.empty());
 
   ScriptedRunner failed;
   failed.on("probe", exited(0, worker::format_reply(worker::ReplyStatus::kRuntimeError,
                                                     "an illegal memory access")));
-  EXPECT_NE(run_probe(failed, invocation(), "k").error.find("illegal memory access"),
-            std::string::npos);
+  EXPECT_NE(run_probe(failed, invocation()).error.find("illegal memory access"), std::string::npos);
 
-  ScriptedRunner other_kernel;
-  other_kernel.on("probe", exited(0, worker::format_reply(worker::ReplyStatus::kOk, "",
-                                                          to_json(sample_report()))));
-  EXPECT_FALSE(run_probe(other_kernel, invocation(), "another_kernel").error.empty());
+  ScriptedRunner silent;
+  silent.on("probe", exited(0, "no reply line\n"));
+  EXPECT_FALSE(run_probe(silent, invocation()).error.empty());
 }
 
-TEST(ProveExecution, OneProbePerKernelWithTrackedFamilies) {
+TEST(ProveExecution, OneProbeForTheKernelsWithTrackedFamilies) {
   sass::SassModule module;
   sass::SassKernel tensor;
   tensor.name = "gemm_tma_wgmma";

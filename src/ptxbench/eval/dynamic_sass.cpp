@@ -73,12 +73,19 @@ KernelExecution join_probe(const ProbeReport& report, const sass::SassKernel& ke
     out.note = report.error;
     return out;
   }
-  if (!report.launched) {
+  const auto& launched = report.launched_functions;
+  if (std::find(launched.begin(), launched.end(), kernel.name) == launched.end()) {
     if (report.graph_launches > 0) {
       out.note = "the call launched CUDA graphs, whose kernels the probe cannot see by name";
     } else {
       out.evidence = ExecutionEvidence::kNotLaunched;
     }
+    return out;
+  }
+  if (kernel.name != report.kernel) {
+    out.note = fmt::format(
+        "launched after {}: this CUPTI reports only the first kernel function of a process",
+        report.kernel);
     return out;
   }
   if (!report.candidate_crc) {
@@ -263,22 +270,33 @@ std::vector<std::string> kernels_to_probe(const sass::SassModule& module) {
   for (const auto& kernel : module.kernels) {
     const bool tracked = std::any_of(kernel.family_counts.begin(), kernel.family_counts.end(),
                                      [](const auto& entry) { return entry.second > 0; });
-    if (tracked && names.size() < kMaxProbedKernels) names.push_back(kernel.name);
+    if (tracked) names.push_back(kernel.name);
   }
   return names;
+}
+
+std::vector<KernelExecution> executions_from_probe(const ProbeReport& report,
+                                                   const sass::SassModule& module,
+                                                   arch::Arch arch) {
+  std::vector<KernelExecution> kernels;
+  const std::vector<std::string> names = kernels_to_probe(module);
+  for (const sass::SassKernel& kernel : module.kernels) {
+    if (std::find(names.begin(), names.end(), kernel.name) == names.end()) continue;
+    kernels.push_back(join_probe(report, kernel, arch));
+  }
+  return kernels;
 }
 
 ExecutionProof prove_execution(util::ProcessRunner& runner, const ProbeInvocation& invocation,
                                const sass::SassModule& module,
                                const std::vector<std::string>& requested, double task_flops,
                                arch::Arch arch) {
-  std::vector<KernelExecution> kernels;
-  const std::vector<std::string> names = kernels_to_probe(module);
-  for (const sass::SassKernel& kernel : module.kernels) {
-    if (std::find(names.begin(), names.end(), kernel.name) == names.end()) continue;
-    kernels.push_back(join_probe(run_probe(runner, invocation, kernel.name), kernel, arch));
+  if (kernels_to_probe(module).empty()) {
+    return judge_execution(module, {}, requested, task_flops);  // nothing could execute
   }
-  return judge_execution(module, kernels, requested, task_flops);
+  const ProbeReport report = run_probe(runner, invocation);
+  return judge_execution(module, executions_from_probe(report, module, arch), requested,
+                         task_flops);
 }
 
 }  // namespace ptxbench::eval

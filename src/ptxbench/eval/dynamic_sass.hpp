@@ -1,6 +1,8 @@
 // Stage 7 on the CPU side: which instruction families the candidate's kernels really executed,
 // from the per-pc counts of the probe (ptxbench-worker probe, eval/gpu/probe_mode.hpp) joined by
-// (kernel name, pc offset) with the disassembly of the same cubin.
+// (kernel name, pc offset) with the disassembly of the same cubin. The probe observes the first
+// kernel run() launches; a kernel run() never launched executed nothing; any other launched
+// kernel is inconclusive (this CUPTI reports one kernel function per process).
 //
 // Rules (documented in docs/executed-instructions.md):
 //  * only records whose cubin CRC is the candidate's own count: a library kernel (cuBLAS's
@@ -60,7 +62,8 @@ struct KernelExecution {
   std::int64_t foreign_records = 0;  // records of other modules or functions, ignored
 };
 
-// One probe's records against the disassembly of the kernel it observed.
+// One probe's records against the disassembly of `kernel`: measured when it is the observed
+// kernel (report.kernel), not launched when run() never launched it, inconclusive otherwise.
 KernelExecution join_probe(const ProbeReport& report, const sass::SassKernel& kernel,
                            arch::Arch arch);
 
@@ -83,12 +86,16 @@ ExecutionProof judge_execution(const sass::SassModule& module,
 // family evidence with `proof.families`.
 void apply_execution_proof(const ExecutionProof& proof, Evaluation& evaluation);
 
-// The kernels worth a probe process: those of the cubin holding any tracked family (a kernel
-// without one cannot add an executed count to any family), at most kMaxProbedKernels.
-inline constexpr std::size_t kMaxProbedKernels = 16;
+// The kernels whose execution matters: those of the cubin holding any tracked family (a kernel
+// without one cannot add an executed count to any family).
 std::vector<std::string> kernels_to_probe(const sass::SassModule& module);
 
-// Stage 7 end to end: one probe process per kernel worth probing, the join, the rules.
+// What one probe report says about each kernel worth probing: the observed one joined with its
+// disassembly, the others not launched or inconclusive.
+std::vector<KernelExecution> executions_from_probe(const ProbeReport& report,
+                                                   const sass::SassModule& module, arch::Arch arch);
+
+// Stage 7 end to end: the probe process, the join, the rules.
 ExecutionProof prove_execution(util::ProcessRunner& runner, const ProbeInvocation& invocation,
                                const sass::SassModule& module,
                                const std::vector<std::string>& requested, double task_flops,

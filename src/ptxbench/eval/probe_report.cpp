@@ -37,7 +37,7 @@ util::Expected<ProbeRecord> record_from_json(const json& item) {
 
 void set_probe_request(worker::WorkerJob& job, const ProbeRequest& request) {
   if (!job.extra.is_object()) job.extra = json::object();
-  job.extra["probe"] = json{{"kernel", request.kernel}, {"cubin", request.cubin.string()}};
+  job.extra["probe"] = json{{"cubin", request.cubin.string()}};
 }
 
 util::Expected<ProbeRequest> probe_request_from(const worker::WorkerJob& job) {
@@ -47,10 +47,9 @@ util::Expected<ProbeRequest> probe_request_from(const worker::WorkerJob& job) {
   }
   ProbeRequest request;
   std::string cubin;
-  if (!read_field(*it, "kernel", request.kernel) || !read_field(*it, "cubin", cubin)) {
+  if (!read_field(*it, "cubin", cubin)) {
     return util::make_error("the probe request has a field of the wrong type");
   }
-  if (request.kernel.empty()) return util::make_error("the probe request names no kernel");
   request.cubin = cubin;
   return request;
 }
@@ -123,10 +122,9 @@ util::Expected<ProbeReport> probe_report_from_json(const json& body) {
   return report;
 }
 
-ProbeReport run_probe(util::ProcessRunner& runner, const ProbeInvocation& invocation,
-                      const std::string& kernel) {
+ProbeReport run_probe(util::ProcessRunner& runner, const ProbeInvocation& invocation) {
   worker::WorkerJob job = invocation.job;
-  set_probe_request(job, ProbeRequest{.kernel = kernel, .cubin = invocation.cubin});
+  set_probe_request(job, ProbeRequest{.cubin = invocation.cubin});
   util::ProcessSpec spec;
   spec.argv = invocation.worker_argv;
   spec.stdin_text = worker::to_json(job).dump();
@@ -136,7 +134,6 @@ ProbeReport run_probe(util::ProcessRunner& runner, const ProbeInvocation& invoca
   const util::ProcessResult result = runner.run(spec);
 
   ProbeReport failed;
-  failed.kernel = kernel;
   if (!result.started) {
     failed.error = "the probe could not start: " + result.spawn_error;
     return failed;
@@ -159,10 +156,6 @@ ProbeReport run_probe(util::ProcessRunner& runner, const ProbeInvocation& invoca
   auto report = probe_report_from_json(reply->body);
   if (!report) {
     failed.error = report.error().message;
-    return failed;
-  }
-  if (report->kernel != kernel) {
-    failed.error = "the probe reported on another kernel";
     return failed;
   }
   return std::move(*report);

@@ -1,8 +1,8 @@
 // The protocol of the executed-instruction probe: what `ptxbench-worker probe` is asked (a
 // ProbeRequest in the job's `extra`) and what it answers (a ProbeReport in its reply body), and
-// the trusted side's driver that runs one probe process per kernel function. One process per
-// kernel because this CUPTI reports only the first kernel function of a collection window and
-// nothing after the first flush (shared notes, gpu-facts).
+// the trusted side's driver that runs the probe process. The probe observes the first kernel
+// function the candidate's run() launches (this CUPTI reports one function per process; see
+// eval/gpu/probe_mode.hpp) and lists every function run() launched.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -22,7 +22,6 @@
 namespace ptxbench::eval {
 
 struct ProbeRequest {
-  std::string kernel;           // mangled name of the one kernel function to observe
   std::filesystem::path cubin;  // the candidate's cubin (its CRC identifies its records)
 };
 // The job's `extra` carries the request under "probe".
@@ -43,9 +42,9 @@ struct ProbeModule {
 };
 
 struct ProbeReport {
-  std::string kernel;
-  bool launched = false;   // the kernel was launched, so the collection window opened
-  int launches = 0;        // its launches during the observed call
+  std::string kernel;      // the observed function: the first kernel run() launched (mangled)
+  bool launched = false;   // run() launched a kernel
+  int launches = 0;        // launches of the observed function during the call
   int graph_launches = 0;  // CUDA graph launches: kernels inside are not seen by name
   std::vector<std::string> launched_functions;  // distinct, in first-launch order
   std::optional<std::uint32_t> candidate_crc;   // of the cubin file named in the request
@@ -61,14 +60,13 @@ util::Expected<ProbeReport> probe_report_from_json(const nlohmann::json& body);
 
 struct ProbeInvocation {
   std::vector<std::string> worker_argv;  // e.g. {"/path/ptxbench-worker", "probe"}
-  worker::WorkerJob job;                 // the probed workload; the request is added per kernel
+  worker::WorkerJob job;                 // the probed workload; the request is added to it
   std::filesystem::path cubin;
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};
   std::vector<std::pair<std::string, std::string>> env;
 };
 
-// One probe process for `kernel`. Whatever goes wrong comes back as a report with `error`.
-ProbeReport run_probe(util::ProcessRunner& runner, const ProbeInvocation& invocation,
-                      const std::string& kernel);
+// One probe process. Whatever goes wrong comes back as a report with `error`.
+ProbeReport run_probe(util::ProcessRunner& runner, const ProbeInvocation& invocation);
 
 }  // namespace ptxbench::eval

@@ -3,6 +3,7 @@
 # rest of ptxbench. Builds the check programs (or takes them prebuilt from $1), runs every
 # scenario, and writes one log per step plus a summary into $2 (default ./device-check).
 #   run_device_check.sh [prebuilt-dir] [out-dir]
+# PART=sass runs only the SASS-metrics steps (and records compute-sanitizer --help).
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
@@ -29,7 +30,8 @@ build() {
     -o "$bin/sass_metrics_check" -lcuda -lcupti -ldl &&
   nvcc "${flags[@]}" -shared -Xcompiler -fPIC -cudart shared "$here/dso_kernel.cu" \
     -o "$bin/libdso_kernel.so" &&
-  nvcc "${flags[@]}" "$here/sanitizer_plants.cu" -o "$bin/sanitizer_plants" -lcuda
+  nvcc "${flags[@]}" "$here/sanitizer_plants.cu" -o "$bin/sanitizer_plants" -lcuda &&
+  nvcc "${flags[@]}" "$here/sass_metrics_matrix.cu" -o "$bin/sass_metrics_matrix" -lcuda -lcupti
 }
 if [[ -z "$bin" ]] || ! "$bin/sanitizer_plants" clean >/dev/null 2>&1; then
   echo "building on this machine" >>"$out/env.txt"
@@ -38,7 +40,6 @@ if [[ -z "$bin" ]] || ! "$bin/sanitizer_plants" clean >/dev/null 2>&1; then
   (cd "$bin" && cuobjdump -xelf all sass_metrics_check && cuobjdump -xelf all libdso_kernel.so) >/dev/null
 fi
 cubins=("$bin"/*.cubin)
-ffma_name="$(cuobjdump -sass "$bin/sass_metrics_check" | sed -n 's/.*Function : \(.*9gemm_ffma.*\)/\1/p' | head -1)"
 
 run() {  # name, command...
   local name="$1"; shift
@@ -50,20 +51,39 @@ run() {  # name, command...
   printf '%-28s rc=%-3s %6d ms\n' "$name" "$rc" $(((end - start) / 1000000)) >>"$out/summary.txt"
 }
 
+# Which CUPTI wiring reports records (sass_metrics_matrix.cu): one process per variant.
+matrix="$bin/sass_metrics_matrix"
+variant=0
+for args in "subscribe=none metrics=1" "subscribe=none" "subscribe=empty" \
+    "subscribe=resource crc_in_callback=0" "subscribe=resource" \
+    "subscribe=launch crc_in_callback=0" "subscribe=launch crc_in_callback=0 order=config-first" \
+    "subscribe=driver" "subscribe=launch crc_in_callback=0 order=config-first enable=callback" \
+    "subscribe=resource crc_in_callback=0 context=created" \
+    "subscribe=none metrics=1 context=created init_first=1" \
+    "subscribe=empty context=created init_first=1" \
+    "subscribe=launch crc_in_callback=0 order=config-first warmup=1" \
+    "subscribe=launch crc_in_callback=0 order=config-first lazy=0"; do
+  variant=$((variant + 1))
+  # shellcheck disable=SC2086
+  run "matrix_$(printf %02d $variant)" "$matrix" $args
+done
+grep -H "^enabled\|^FAIL" "$out"/matrix_*.log >"$out/matrix_summary.txt"
+
 check="$bin/sass_metrics_check"
-run sass_wgmma_first       "$check" wgmma - "${cubins[@]}"
-run sass_wgmma_named       "$check" wgmma gemm_tma_wgmma "${cubins[@]}"
-run sass_ffma              "$check" ffma - "${cubins[@]}"
-run sass_untaken           "$check" untaken - "${cubins[@]}"
-run sass_single            "$check" single - "${cubins[@]}"
-run sass_seq_first         "$check" seq - "${cubins[@]}"
-run sass_seq_second        "$check" seq gemm_tma_wgmma "${cubins[@]}"
-run sass_seq_mangled       "$check" seq "$ffma_name" "${cubins[@]}"
-run sass_seq_absent        "$check" seq no_such_kernel "${cubins[@]}"
+run sass_wgmma       "$check" wgmma "${cubins[@]}"
+run sass_ffma        "$check" ffma "${cubins[@]}"
+run sass_untaken     "$check" untaken "${cubins[@]}"
+run sass_single      "$check" single "${cubins[@]}"
+run sass_seq         "$check" seq "${cubins[@]}"
 export SASS_CHECK_DSO="$bin/libdso_kernel.so"
-run sass_dso            "$check" dso - "${cubins[@]}"
+run sass_dso         "$check" dso "${cubins[@]}"
 
 ncu_metrics=smsp__sass_inst_executed_op_shared_gmma.sum,smsp__sass_inst_executed_op_tma.sum,smsp__sass_inst_executed.sum
+compute-sanitizer --help >"$out/sanitizer_help.txt" 2>&1
+if [[ "${PART:-all}" == sass ]]; then
+  cat "$out/summary.txt"
+  exit 0
+fi
 run ncu_metrics ncu --clock-control none --csv --metrics "$ncu_metrics" "$check" plain
 run ncu_source_collect ncu --clock-control none --section SourceCounters -f -o "$out/source" "$check" plain
 run ncu_source_print ncu -i "$out/source.ncu-rep" --page source --csv --print-source sass

@@ -1,8 +1,8 @@
 // Device check of SassMetricsSession without the rest of ptxbench: runs one scenario of small
-// kernels under SASS metrics with a chosen target function and prints what CUPTI reported, one
-// line per record, for tests/eval_proof/device/run_device_check.sh to compare.
+// kernels under SASS metrics (the session observes the first kernel function launched after
+// arm()) and prints what CUPTI reported, one line per record, for run_device_check.sh.
 //
-//   sass_metrics_check <scenario> [target-function|-] [cubin-file ...]
+//   sass_metrics_check <scenario> [cubin-file ...]
 // scenarios: wgmma (TMA+wgmma GEMM, launched 3x), ffma, untaken (wgmma behind a false flag),
 //            single (one wgmma beside an FFMA loop), seq (ffma, wgmma, ffma, wgmma), plain (seq
 //            without any CUPTI session: for ncu), dso (an FFMA kernel in the shared object named
@@ -34,7 +34,7 @@ namespace ptxbench::util {
 
 using hopper_tile::SharedTile;
 
-// extern "C": the target name the check script passes stays readable.
+// extern "C": a readable name in the records.
 extern "C" __global__ void __launch_bounds__(128)
     gemm_tma_wgmma(const __grid_constant__ CUtensorMap map_a,
                    const __grid_constant__ CUtensorMap map_b, float* c, int n, int k) {
@@ -197,26 +197,26 @@ std::vector<std::uint8_t> read_file(const char* path) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s <scenario> [target|-] [cubin ...]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s <scenario> [cubin ...]\n", argv[0]);
     return 2;
   }
   const std::string scenario = argv[1];
-  const std::string target = argc > 2 && std::string(argv[2]) != "-" ? argv[2] : "";
   check_cuda(cudaFree(nullptr), "context");
   CUcontext context = nullptr;
   cuCtxGetCurrent(&context);
   std::printf("kernel_names wgmma=%s\n", "gemm_tma_wgmma");
 
-  std::unique_ptr<ptxbench::eval::gpu::SassMetricsSession> session;
-  if (scenario != "plain") {
-    ptxbench::eval::gpu::SassMetricsConfig config;
-    config.target_function = target;
-    session = std::make_unique<ptxbench::eval::gpu::SassMetricsSession>(context, config);
-  }
-  Problem problem;  // after the session: its allocations are not launches
+  // Everything is prepared before the session: GPU work between its config and arm() (even a
+  // cudaMemset) leaves the collection window empty.
+  Problem problem;
   problem.poison();
   check_cuda(cudaDeviceSynchronize(), "setup");
-  if (session) session->arm();
+  std::unique_ptr<ptxbench::eval::gpu::SassMetricsSession> session;
+  if (scenario != "plain") {
+    session = std::make_unique<ptxbench::eval::gpu::SassMetricsSession>(
+        context, ptxbench::eval::gpu::SassMetricsConfig{});
+    session->arm();
+  }
 
   if (scenario == "wgmma") {
     for (int i = 0; i < 3; ++i) problem.launch_wgmma();
@@ -227,7 +227,7 @@ int main(int argc, char** argv) {
   } else if (scenario == "single") {
     problem.launch_single();
   } else if (scenario == "dso") {
-    // The library is opened after the session exists, as the probe opens a candidate.
+    // Opened after the session: registering its fatbin is host work, its module loads lazily.
     void* library = dlopen(std::getenv("SASS_CHECK_DSO"), RTLD_NOW | RTLD_LOCAL);
     if (library == nullptr) {
       std::fprintf(stderr, "dlopen: %s\n", dlerror());
@@ -251,8 +251,8 @@ int main(int argc, char** argv) {
   if (!session) return 0;
 
   const auto result = session->collect();
-  std::printf("window_opened %d target_launches %d graph_launches %d dropped %llu\n",
-              static_cast<int>(result.window_opened), result.target_launches, result.graph_launches,
+  std::printf("observed %s launches %d graph_launches %d dropped %llu\n",
+              result.observed_function.c_str(), result.observed_launches, result.graph_launches,
               static_cast<unsigned long long>(result.dropped_records));
   for (const auto& name : result.launched_functions) std::printf("launched %s\n", name.c_str());
   for (const auto& module : session->loaded_modules()) {
@@ -260,7 +260,7 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(module.crc),
                 static_cast<unsigned>(module.crc & 0xFFFFFFFFu), module.cubin.size());
   }
-  for (int i = 3; i < argc; ++i) {
+  for (int i = 2; i < argc; ++i) {
     const auto bytes = read_file(argv[i]);
     if (bytes.empty()) continue;
     const auto crc = ptxbench::eval::gpu::cubin_crc(bytes);

@@ -3,7 +3,7 @@
 //
 //   sass_metrics_matrix subscribe=<none|empty|resource|launch|driver> order=<subscribe-first|
 //     config-first> crc_in_callback=<0|1> metrics=<1|4> enable=<now|callback> context=<primary|
-//     created> warmup=<0|1> lazy=<0|1>
+//     created> warmup=<0|1> lazy=<0|1> init_first=<0|1>
 // Launches ffma then wgmma (twice each); with enable=callback the window opens at the first
 // wgmma launch, with enable=now before the first ffma launch.
 #include <cuda.h>
@@ -109,9 +109,13 @@ CUpti_SubscriberHandle subscribe() {
   return subscriber;
 }
 
-void configure() {
+void initialise() {
   CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
   CUPTI_OK(cuptiProfilerInitialize(&init));
+}
+
+void configure() {
+  if (options["init_first"] != "1") initialise();
   CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
   chip.deviceIndex = 0;
   CUPTI_OK(cuptiDeviceGetChipName(&chip));
@@ -166,6 +170,7 @@ int main(int argc, char** argv) {
   std::printf("\n");
 
   cuInit(0);
+  if (options["init_first"] == "1") initialise();  // as CUPTI's own sample: before any context
   if (options["context"] == "created") {
     CUdevice device;
     cuDeviceGet(&device, 0);

@@ -60,18 +60,17 @@ ProbeReport observe(const worker::WorkerJob& job, const ProbeRequest& request) {
   PTXBENCH_CUDA_CHECK(cudaFree(nullptr));
   CUcontext context = nullptr;
   PTXBENCH_CU_CHECK(cuCtxGetCurrent(&context));
-  // Before the candidate is loaded and while the GPU is idle.
-  SassMetricsSession session(context, SassMetricsConfig{.target_function = request.kernel});
-
-  ProbeReport report;
-  report.kernel = request.kernel;
   auto library = CandidateLibrary::open(job.library);
   if (!library) answer(ReplyStatus::kRuntimeError, library.error().message);
   CudaStream stream;
   auto tensors = expect_value(
       make_trial_tensors(job, worker::trial_seed(job.seed, 0), stream.get()), "probe tensors");
   auto arguments = tensors.arguments();
+  PTXBENCH_CUDA_CHECK(cudaDeviceSynchronize());
 
+  // Only now, with everything prepared and the GPU idle: GPU work between the session's config
+  // and arm() would leave the window empty.
+  SassMetricsSession session(context, SassMetricsConfig{});
   session.arm();
   std::optional<util::Error> raised;
   std::string device_error;
@@ -86,8 +85,10 @@ ProbeReport observe(const worker::WorkerJob& job, const ProbeRequest& request) {
   }
 
   const SassMetricsResult result = session.collect();
-  report.launched = result.window_opened;
-  report.launches = result.target_launches;
+  ProbeReport report;
+  report.kernel = result.observed_function;
+  report.launched = !result.observed_function.empty();
+  report.launches = result.observed_launches;
   report.graph_launches = result.graph_launches;
   report.launched_functions = result.launched_functions;
   report.metrics = result.metric_names;

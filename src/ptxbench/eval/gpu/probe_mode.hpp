@@ -1,15 +1,15 @@
-// `ptxbench-worker probe [--job FILE]`: the executed-instruction probe. Runs the candidate once,
-// untimed, on the job's workload (trial 0's inputs) under CUPTI SASS metrics and answers with a
-// ProbeReport (eval/probe_report.hpp) in its reply: per executed pc of ONE kernel function, the
-// warp-level execution counts, with the cubin CRC that attributes them.
+// `ptxbench-worker probe [--job FILE]`: the executed-instruction probe. Prepares the job's
+// workload (trial 0's inputs, poisoned outputs), then runs the candidate once, untimed, under
+// CUPTI SASS metrics and answers with a ProbeReport (eval/probe_report.hpp) in its reply: per
+// executed pc of ONE kernel function, the warp-level execution counts, with the cubin CRC that
+// attributes them.
 //
-// Which kernel: the job's probe request names it (mangled, as in the cubin). The collection
-// window opens from the launch callback just before that function's first launch, so whatever
-// the candidate launched before it does not matter, and all its launches during the call
-// accumulate. This CUPTI reports one function per process, so a candidate with several kernels
-// is probed by one process per kernel (eval/dynamic_sass.hpp: prove_execution). Kernels inside
-// CUDA graphs are not seen by name: the report then says graph_launches > 0 and the CPU side
-// calls the kernel's evidence inconclusive.
+// Which kernel: the first kernel function run() launches. This CUPTI reports one function per
+// process, and only when nothing ran on the GPU between its config and the observed launch;
+// enabling the collection from a launch callback (to pick a later kernel) leaves it empty
+// (measured on an H200, tests/eval_proof/device). The report lists every function run()
+// launched, so the CPU side knows which kernels it could not observe (eval/dynamic_sass.hpp).
+// Kernels inside CUDA graphs are not seen by name (graph_launches > 0).
 //
 // The process never traces CUPTI activity (that would silently zero the counts) and exits right
 // after its reply, so no code of the candidate runs after it (static destructors included).

@@ -86,14 +86,13 @@ struct SassMetricsSession::State {
   CUpti_SubscriberHandle subscriber = nullptr;
   bool profiler_initialised = false;
   bool configured = false;
-  std::atomic<bool> armed{false};
-  std::atomic<bool> enabled{false};
+  bool enabled = false;
   bool collected = false;
-  int target_launches = 0;
+  std::atomic<bool> armed{false};
   int graph_launches = 0;
-  std::vector<std::string> launched_functions;
+  std::vector<std::string> launched_functions;  // after arm()
+  std::vector<int> launches;                    // per launched function
   std::vector<LoadedModule> modules;
-  CUptiResult enable_error = CUPTI_SUCCESS;  // from enabling inside the launch callback
 };
 
 std::vector<std::string> default_sass_metric_names() {
@@ -160,7 +159,7 @@ SassMetricsSession::SassMetricsSession(CUcontext context, SassMetricsConfig conf
 }
 
 SassMetricsSession::~SassMetricsSession() {
-  if (state_->enabled.exchange(false)) {
+  if (state_->enabled) {
     CUpti_SassMetricsDisable_Params disable{};
     disable.structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE;
     disable.ctx = context_;
@@ -181,22 +180,14 @@ SassMetricsSession::~SassMetricsSession() {
 }
 
 void SassMetricsSession::arm() {
-  PTXBENCH_CHECK(!state_->armed.exchange(true), "SassMetricsSession armed twice");
-  if (config_.target_function.empty()) {
-    const CUptiResult result = enable();
-    PTXBENCH_CUPTI(result);
-  }
-}
-
-CUptiResult SassMetricsSession::enable() {
-  if (state_->enabled.exchange(true)) return CUPTI_SUCCESS;
+  PTXBENCH_CHECK(!state_->enabled, "SassMetricsSession armed twice");
   CUpti_SassMetricsEnable_Params enable{};
   enable.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE;
   enable.ctx = context_;
-  enable.enableLazyPatching = 1;  // eager patching reports nothing more and costs more
-  const CUptiResult result = cuptiSassMetricsEnable(&enable);
-  if (result != CUPTI_SUCCESS) state_->enabled.store(false);
-  return result;
+  enable.enableLazyPatching = 1;  // eager patching reported nothing on this driver
+  PTXBENCH_CUPTI(cuptiSassMetricsEnable(&enable));
+  state_->enabled = true;
+  state_->armed.store(true);
 }
 
 void CUPTIAPI SassMetricsSession::on_callback(void* user, CUpti_CallbackDomain domain,
@@ -211,7 +202,7 @@ void CUPTIAPI SassMetricsSession::on_callback(void* user, CUpti_CallbackDomain d
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* api = static_cast<const CUpti_CallbackData*>(data);
   if (is_graph_launch(domain, id)) {
-    if (api->callbackSite == CUPTI_API_ENTER) {
+    if (api->callbackSite == CUPTI_API_ENTER && self->state_->armed.load()) {
       std::lock_guard lock(self->mutex_);
       ++self->state_->graph_launches;
     }
@@ -222,28 +213,16 @@ void CUPTIAPI SassMetricsSession::on_callback(void* user, CUpti_CallbackDomain d
 }
 
 void SassMetricsSession::on_launch(const char* function_name, CUpti_ApiCallbackSite site) {
-  if (site != CUPTI_API_ENTER) return;
+  if (site != CUPTI_API_ENTER || !state_->armed.load()) return;
   const std::string_view name(function_name);
-  bool open_window = false;
-  {
-    std::lock_guard lock(mutex_);
-    auto& seen = state_->launched_functions;
-    if (std::find(seen.begin(), seen.end(), name) == seen.end()) seen.emplace_back(name);
-    const bool is_target = config_.target_function.empty() || name == config_.target_function;
-    if (is_target && state_->armed.load()) {
-      open_window = true;
-      ++state_->target_launches;
-    }
-  }
-  // Enabling from inside the launch callback makes the target the first function launched in
-  // the window, whatever the candidate launched before it. Nothing may throw through CUPTI:
-  // a failure is kept for collect().
-  if (open_window) {
-    const CUptiResult result = enable();
-    if (result != CUPTI_SUCCESS) {
-      std::lock_guard lock(mutex_);
-      if (state_->enable_error == CUPTI_SUCCESS) state_->enable_error = result;
-    }
+  std::lock_guard lock(mutex_);
+  auto& seen = state_->launched_functions;
+  const auto found = std::find(seen.begin(), seen.end(), name);
+  if (found == seen.end()) {
+    seen.emplace_back(name);
+    state_->launches.push_back(1);
+  } else {
+    ++state_->launches[static_cast<std::size_t>(found - seen.begin())];
   }
 }
 
@@ -272,20 +251,9 @@ std::vector<LoadedModule> SassMetricsSession::loaded_modules() const {
 SassMetricsResult SassMetricsSession::collect() {
   PTXBENCH_CHECK(!state_->collected, "SassMetricsSession collected twice");
   state_->collected = true;
+  PTXBENCH_CHECK(state_->enabled, "SassMetricsSession collected before arm()");
   SassMetricsResult result;
   result.metric_names = config_.metric_names;
-  {
-    std::lock_guard lock(mutex_);
-    result.target_launches = state_->target_launches;
-    result.graph_launches = state_->graph_launches;
-    result.launched_functions = state_->launched_functions;
-  }
-  {
-    std::lock_guard lock(mutex_);
-    check_cupti(state_->enable_error, "cuptiSassMetricsEnable (from the launch callback)");
-  }
-  if (!state_->enabled.load()) return result;  // the target never launched
-  result.window_opened = true;
   PTXBENCH_CHECK(cuCtxSynchronize() == CUDA_SUCCESS, "cuCtxSynchronize before the flush failed");
 
   CUpti_SassMetricsGetDataProperties_Params properties{};
@@ -335,8 +303,16 @@ SassMetricsResult SassMetricsSession::collect() {
   disable.structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE;
   disable.ctx = context_;
   PTXBENCH_CUPTI(cuptiSassMetricsDisable(&disable));
-  state_->enabled.store(false);
+  state_->enabled = false;
+  state_->armed.store(false);
   result.dropped_records = disable.numOfDroppedRecords;
+  std::lock_guard lock(mutex_);
+  result.graph_launches = state_->graph_launches;
+  result.launched_functions = state_->launched_functions;
+  if (!state_->launched_functions.empty()) {
+    result.observed_function = state_->launched_functions.front();
+    result.observed_launches = state_->launches.front();
+  }
   return result;
 }
 

@@ -1,14 +1,17 @@
 // Executed-instruction counts per SASS pc from the CUPTI SASS-metrics API, for ONE kernel function
 // per process.
 //
-// What this CUPTI (2025.3, API 130001) does on GH100, measured (docs/gpu-facts, shared notes):
-//   * only the first kernel function launched after cuptiSassMetricsEnable is reported, and
-//     nothing after the first flush; repeated launches of that function accumulate exactly;
-//   * it needs an active callback subscription and lazy patching;
+// What this CUPTI (2025.3, API 130001) does on GH100, measured (shared notes gpu-facts, and
+// tests/eval_proof/device on an H200):
+//   * only the first kernel function launched after the config is reported, and nothing after
+//     the first flush; repeated launches of that function accumulate exactly;
+//   * any GPU work between SetConfig and Enable (a cudaMemset was enough) leaves the window
+//     empty, and so does enabling from inside a launch callback: the sequence must be
+//     SetConfig -> Enable -> the observed launches, on an idle GPU;
+//   * records come one per (pc, metric), with one instance each at GPU granularity;
 //   * mixed with CUPTI activity tracing it silently reports zeros: never trace in this process.
-// So a session observes one target function: it opens the window from the launch callback just
-// before that function's first launch, whatever was launched before it. A multi-kernel candidate
-// needs one process per kernel function.
+// So a session observes the first kernel function launched after arm(), and a caller prepares
+// everything (inputs, outputs, libraries) before constructing it.
 #pragma once
 #include <cuda.h>
 #include <cupti.h>
@@ -27,9 +30,6 @@ std::vector<std::string> default_sass_metric_names();
 struct SassMetricsConfig {
   std::vector<std::string> metric_names = default_sass_metric_names();
   int device_index = 0;
-  // Mangled name of the kernel function to observe. Empty: the first function launched after
-  // arm(), whatever its name.
-  std::string target_function;
 };
 
 // One executed (patched) instruction of the observed function.
@@ -49,21 +49,21 @@ struct LoadedModule {
 
 struct SassMetricsResult {
   std::vector<std::string> metric_names;
-  std::vector<SassPcRecord> records;
+  std::vector<SassPcRecord> records;  // one per (pc, metric) of the observed function
   std::uint64_t dropped_records = 0;
-  bool window_opened = false;  // the target was launched (collection was enabled)
-  int target_launches = 0;     // launches of the target after the window opened
-  int graph_launches = 0;      // cuGraphLaunch calls: kernels inside them are not named
-  std::vector<std::string> launched_functions;  // distinct names, first-launch order
+  std::string observed_function;  // the first kernel function launched after arm(); "" if none
+  int observed_launches = 0;      // its launches after arm()
+  int graph_launches = 0;         // cuGraphLaunch calls: kernels inside them are not named
+  std::vector<std::string> launched_functions;  // after arm(): distinct, first-launch order
 };
 
 // CRC that CUPTI assigns to a cubin (cuptiGetCubinCrc); the records carry its low 32 bits.
 std::uint64_t cubin_crc(const std::vector<std::uint8_t>& cubin);
 
-// Owns the CUPTI subscription, the profiler initialisation and the SASS-metrics config of one
-// device. Invariant: at most one per process (CUPTI allows one subscriber); collect() once.
-// Create it while the GPU is idle and before the candidate's module is loaded, so that its
-// MODULE_LOADED callback is seen.
+// Owns the profiler initialisation, the SASS-metrics config of one device and the CUPTI
+// subscription (SASS metrics need one; it also sees launches and module loads). Invariant: at
+// most one per process (CUPTI allows one subscriber); arm() and collect() once each. Construct
+// it with the GPU idle, right before the work to observe, and launch nothing in between.
 class SassMetricsSession {
  public:
   SassMetricsSession(CUcontext context, SassMetricsConfig config);
@@ -71,12 +71,11 @@ class SassMetricsSession {
   SassMetricsSession(const SassMetricsSession&) = delete;
   SassMetricsSession& operator=(const SassMetricsSession&) = delete;
 
-  // From now on the target's first launch opens the collection window (an empty target opens
-  // it now).
+  // Opens the collection window: the next kernel function launched is the observed one.
   void arm();
   // After the launches: synchronises the context, flushes once, disables. Call once.
   SassMetricsResult collect();
-  // Copies of the modules loaded since construction.
+  // Copies of the modules loaded since construction (with their CRCs).
   std::vector<LoadedModule> loaded_modules() const;
 
  private:
@@ -85,7 +84,6 @@ class SassMetricsSession {
                                    const void* data);
   void on_launch(const char* function_name, CUpti_ApiCallbackSite site);
   void on_module_loaded(const CUpti_ModuleResourceData& module);
-  CUptiResult enable();
 
   CUcontext context_;
   SassMetricsConfig config_;
