@@ -68,8 +68,8 @@ ProbeReport observe(const worker::WorkerJob& job, const ProbeRequest& request) {
   auto arguments = tensors.arguments();
   PTXBENCH_CUDA_CHECK(cudaDeviceSynchronize());
 
-  // Only now, with everything prepared and the GPU idle: GPU work between the session's config
-  // and arm() would leave the window empty.
+  // Only now, with everything prepared and the GPU idle: a cudaMemset between the session's
+  // config and arm() left the window empty on an H200.
   SassMetricsSession session(context, SassMetricsConfig{});
   session.arm();
   std::optional<util::Error> raised;

@@ -5,9 +5,10 @@
 // attributes them.
 //
 // Which kernel: the first kernel function run() launches. This CUPTI reports one function per
-// process, and only when nothing ran on the GPU between its config and the observed launch;
-// enabling the collection from a launch callback (to pick a later kernel) leaves it empty
-// (measured on an H200, tests/eval_proof/device). The report lists every function run()
+// process; the window stayed empty when GPU work (a cudaMemset) ran between its config and the
+// launch, and when it was enabled from a launch callback to pick a later kernel (H200 runs of
+// tests/eval_proof/device), so the workload is prepared first and the window opened right
+// before run(). The report lists every function run()
 // launched, so the CPU side knows which kernels it could not observe (eval/dynamic_sass.hpp).
 // Kernels inside CUDA graphs are not seen by name (graph_launches > 0).
 //

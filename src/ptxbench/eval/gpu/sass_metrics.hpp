@@ -3,11 +3,12 @@
 //
 // What this CUPTI (2025.3, API 130001) does on GH100, measured (shared notes gpu-facts, and
 // tests/eval_proof/device on an H200):
-//   * only the first kernel function launched after the config is reported, and nothing after
+//   * only the first kernel function launched after Enable is reported, and nothing after
 //     the first flush; repeated launches of that function accumulate exactly;
-//   * any GPU work between SetConfig and Enable (a cudaMemset was enough) leaves the window
-//     empty, and so does enabling from inside a launch callback: the sequence must be
-//     SetConfig -> Enable -> the observed launches, on an idle GPU;
+//   * the window stayed empty in a program that ran a cudaMemset between SetConfig and Enable,
+//     while a program with only host-to-device copies there reported records (two device
+//     runs; inferred, not isolated), and enabling from inside a launch callback left it empty
+//     too: so SetConfig -> Enable -> the observed launches, with no GPU work in between;
 //   * records come one per (pc, metric), with one instance each at GPU granularity;
 //   * mixed with CUPTI activity tracing it silently reports zeros: never trace in this process.
 // So a session observes the first kernel function launched after arm(), and a caller prepares
