@@ -1,10 +1,206 @@
 #include "ptxbench/report/report.hpp"
 
-namespace ptxbench::report {
+#include <fmt/format.h>
 
-util::Expected<ReportPaths> write_report(const std::vector<std::filesystem::path>& /*run_dirs*/,
-                                         const ReportOptions& /*options*/) {
-  return util::make_error("the report is not available in this build yet");
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "ptxbench/agent/trajectory.hpp"
+#include "ptxbench/config.hpp"
+#include "ptxbench/report/plots.hpp"
+#include "ptxbench/report/report_data.hpp"
+#include "ptxbench/report/report_page.hpp"
+#include "ptxbench/report/tables.hpp"
+#include "ptxbench/task/task_loader.hpp"
+#include "ptxbench/util/fs.hpp"
+
+namespace ptxbench::report {
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+inline constexpr int kReportFormat = 1;
+
+util::Error invalid(std::string message) {
+  return util::make_error(std::move(message));
+}
+
+std::optional<util::Error> check_options(const std::vector<fs::path>& run_dirs,
+                                         const ReportOptions& options) {
+  if (run_dirs.empty()) return invalid("no run directory given");
+  if (!options.run_labels.empty() && options.run_labels.size() != run_dirs.size()) {
+    return invalid(fmt::format("{} run labels for {} run directories", options.run_labels.size(),
+                               run_dirs.size()));
+  }
+  if (options.turn_limits.empty()) return invalid("no turn limit given");
+  for (int t : options.turn_limits) {
+    if (t < 1) return invalid(fmt::format("turn limit {} is not a positive number", t));
+  }
+  if (options.bootstrap_resamples < 0) return invalid("bootstrap resamples must not be negative");
+  return std::nullopt;
+}
+
+// Trajectories written without info.split take their task's split from the suite.
+void fill_missing_splits(LoadedRuns& runs, const fs::path& tasks_dir) {
+  const auto missing = std::count_if(runs.trajectories.begin(), runs.trajectories.end(),
+                                     [](const TrajectoryRecord& t) { return t.split.empty(); });
+  if (missing == 0) return;
+  const fs::path dir = tasks_dir.empty() ? task::default_tasks_dir() : tasks_dir;
+  auto suite = task::load_suite(dir);
+  if (!suite) {
+    runs.warnings.push_back(fmt::format(
+        "{} trajectories do not record their split and the task suite could not be read ({}); "
+        "their split is shown as unknown",
+        missing, suite.error().message));
+    return;
+  }
+  std::size_t unknown = 0;
+  for (auto& t : runs.trajectories) {
+    if (!t.split.empty()) continue;
+    if (const auto* found = task::find_task(*suite, t.task)) {
+      t.split = found->split;
+    } else {
+      ++unknown;
+    }
+  }
+  if (unknown > 0) {
+    runs.warnings.push_back(fmt::format(
+        "{} trajectories do not record their split and their task is not in {}; shown as unknown",
+        unknown, dir.string()));
+  }
+}
+
+// Files a previous report wrote into out_dir (listed in its report.json), so a new report
+// replaces them instead of leaving stale plots and tables beside the new ones.
+void remove_previous_report(const fs::path& out_dir) {
+  auto text = util::read_file(out_dir / "report.json");
+  if (!text) return;
+  json previous = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (previous.is_discarded() || !previous.contains("files")) return;
+  for (const auto& file : previous["files"]) {
+    if (!file.is_string()) continue;
+    const fs::path relative = file.get<std::string>();
+    // Only plain relative names inside the directory: never follow a path out of it.
+    if (relative.is_absolute() || relative.lexically_normal().string().starts_with("..")) continue;
+    std::error_code ignored;
+    fs::remove(out_dir / relative, ignored);
+  }
+}
+
+json options_json(const ReportOptions& options, const std::vector<RunSummary>& runs) {
+  json run_list = json::array();
+  for (const auto& run : runs) {
+    run_list.push_back({{"label", run.label},
+                        {"dir", run.dir.string()},
+                        {"files", run.files},
+                        {"trajectories", run.trajectories}});
+  }
+  std::vector<std::string> published;
+  for (const auto& p : options.published_files) published.push_back(p.string());
+  return {{"runs", run_list},
+          {"turn_limits", options.turn_limits},
+          {"comparisons", options.comparisons},
+          {"published", published},
+          {"prices", options.prices_file.string()},
+          {"bootstrap",
+           {{"resamples", options.bootstrap_resamples}, {"seed", options.bootstrap_seed}}}};
+}
+
+}  // namespace
+
+util::Expected<ReportPaths> write_report(const std::vector<fs::path>& run_dirs,
+                                         const ReportOptions& options) {
+  if (auto problem = check_options(run_dirs, options)) return *problem;
+  Prices prices;
+  if (!options.prices_file.empty()) {
+    auto loaded = Prices::load(options.prices_file);
+    if (!loaded) return loaded.error();
+    prices = std::move(*loaded);
+  }
+  std::vector<ComparisonSpec> specs;
+  for (const auto& text : options.comparisons) {
+    auto spec = parse_comparison(text);
+    if (!spec) return spec.error();
+    specs.push_back(std::move(*spec));
+  }
+  std::vector<PublishedRow> published;
+  if (!options.published_files.empty()) {
+    auto rows = read_published(options.published_files);
+    if (!rows) return rows.error();
+    published = std::move(*rows);
+  }
+  auto runs = read_runs(label_runs(run_dirs, options.run_labels),
+                        ReadProgress{.every = options.progress_every, .report = options.progress});
+  if (!runs) return runs.error();
+  fill_missing_splits(*runs, options.tasks_dir);
+
+  const BootstrapSettings bootstrap{.resamples = options.bootstrap_resamples,
+                                    .seed = options.bootstrap_seed};
+  ReportData data = group_runs(std::move(*runs), options.turn_limits, bootstrap, std::move(prices));
+  for (const auto& spec : specs) {
+    auto comparison = compare(spec, data.runs.trajectories, data.turn_limits, bootstrap);
+    if (!comparison) return comparison.error();
+    for (const auto& cell : comparison->unmatched) {
+      data.runs.warnings.push_back(fmt::format("--compare {}: no partner for {}", spec.text, cell));
+    }
+    data.comparisons.push_back(std::move(*comparison));
+  }
+  data.published = std::move(published);
+  if (options.progress) options.progress("computing tables and plots");
+
+  ReportPage page{.tables = build_tables(data),
+                  .plots = build_plots(data),
+                  .bootstrap_resamples = options.bootstrap_resamples,
+                  .bootstrap_seed = options.bootstrap_seed};
+  std::vector<std::string> labels;
+  for (const auto& run : data.runs.runs) labels.push_back(run.label);
+  page.facts.push_back(fmt::format("{} trajectories from {} run(s): {}",
+                                   data.runs.trajectories.size(), data.runs.runs.size(),
+                                   fmt::join(labels, ", ")));
+  page.facts.push_back(fmt::format("Turn limits {}; generated {} by ptxbench {}",
+                                   fmt::join(data.turn_limits, ", "), agent::utc_timestamp(),
+                                   config::kVersion));
+  page.warnings = data.runs.warnings;
+
+  ReportPaths paths{
+      .out_dir = options.out_dir.empty() ? run_dirs.front() / "report" : options.out_dir,
+      .trajectories = data.runs.trajectories.size(),
+      .warnings = data.runs.warnings};
+  std::error_code error;
+  fs::create_directories(paths.out_dir, error);
+  if (error)
+    return invalid(fmt::format("{}: cannot create: {}", paths.out_dir.string(), error.message()));
+  remove_previous_report(paths.out_dir);
+
+  json report{{"ptxbench_report_format", kReportFormat},
+              {"ptxbench_version", config::kVersion},
+              {"options", options_json(options, data.runs.runs)},
+              {"warnings", data.runs.warnings},
+              {"tables", json::object()},
+              {"plots", json::array()},
+              {"files", json::array()}};
+  auto write = [&](const fs::path& relative, std::string_view content) {
+    util::write_file_atomic(paths.out_dir / relative, content);
+    report["files"].push_back(relative.generic_string());
+    return paths.out_dir / relative;
+  };
+  for (const auto& table : page.tables) {
+    const json table_json = to_json(table);
+    paths.tables.push_back(write(fs::path("tables") / (table.name + ".csv"), to_csv(table)));
+    paths.tables.push_back(write(fs::path("tables") / (table.name + ".json"), table_json.dump(1)));
+    report["tables"][table.name] = table_json;
+  }
+  for (const auto& plot : page.plots) {
+    paths.plots.push_back(write(fs::path("plots") / (plot.id + ".svg"),
+                                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + plot.svg));
+    report["plots"].push_back({{"id", plot.id}, {"title", plot.title}});
+  }
+  paths.summary_markdown = write("summary.md", render_markdown(page));
+  paths.html = write("report.html", render_html(page));
+  paths.json = paths.out_dir / "report.json";
+  report["files"].push_back("report.json");
+  util::write_file_atomic(paths.json, report.dump(1));
+  return paths;
 }
 
 }  // namespace ptxbench::report

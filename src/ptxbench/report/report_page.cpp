@@ -1,0 +1,224 @@
+#include "ptxbench/report/report_page.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+namespace ptxbench::report {
+namespace {
+
+constexpr std::size_t kOpenTableRows = 40;  // longer tables start folded on the page
+constexpr std::size_t kShownWarnings = 50;
+
+struct Section {
+  std::string_view id;
+  std::string_view title;
+  std::optional<PlotSection> plots;
+  std::vector<std::string_view> tables;
+};
+
+const std::vector<Section>& sections() {
+  static const std::vector<Section> kSections{
+      {"runs", "Runs", std::nullopt, {"runs"}},
+      {"correctness",
+       "Correctness and verification",
+       PlotSection::kCurves,
+       {"correctness", "splits"}},
+      {"speed", "Speed", PlotSection::kSpeedup, {"speedup"}},
+      {"comparisons", "Comparisons", PlotSection::kComparison, {"comparison"}},
+      {"ablation", "Context-level ablation", PlotSection::kAblation, {}},
+      {"errors", "Errors", PlotSection::kErrors, {"error_taxonomy", "compile_errors"}},
+      {"usage", "Tokens, latency and cost", std::nullopt, {"usage_by_turn", "usage_totals"}},
+      {"published", "Published results", PlotSection::kPublished, {"published_side_by_side"}},
+  };
+  return kSections;
+}
+
+// How every number on the page is made; docs/reports.md says the same at length.
+std::vector<std::pair<std::string, std::string>> method_notes(const ReportPage& page) {
+  return {
+      {"correct@t",
+       "share of trajectories with a correct kernel (verdict PASSED or "
+       "INSTRUCTIONS_NOT_EXECUTED) in one of their first t turns. A trajectory with "
+       "fewer turns keeps its last state."},
+      {"verified@t",
+       "strict: share with a PASSED kernel within t turns: correct, and every "
+       "requested instruction family executed with a substantial share of the work."},
+      {"verified_any@t",
+       "the original research's rule: correct, and any requested family "
+       "executed (dynamic SASS count > 0)."},
+      {"compiled", "share of trajectories with a candidate that compiled within t turns."},
+      {"best speedup",
+       "per trajectory: the largest headline-workload speedup (vendor baseline "
+       "time / kernel time) among its correct turns within t. Then the maximum "
+       "and median over trajectories; fast_p is the share of all trajectories "
+       "whose best speedup exceeds p."},
+      {"intervals",
+       fmt::format("rates: 95% Wilson score interval with k/n. Speedups: 95% percentile "
+                   "bootstrap over trajectories, {} resamples, seeded from {} and the group's "
+                   "coordinates (reproducible). Differences of rates: Newcombe's hybrid score "
+                   "interval; of medians: bootstrap with both sides resampled.",
+                   page.bootstrap_resamples, page.bootstrap_seed)},
+      {"NOT_RUN",
+       "compiled and statically checked, but the GPU stages did not run on that "
+       "machine: never counted as correct."},
+  };
+}
+
+std::string_view kStyle = R"css(
+:root { color-scheme: light; }
+* { box-sizing: border-box; }
+body { margin: 0; background: #fafafa; color: #1d1d1d;
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+main { max-width: 1240px; margin: 0 auto; padding: 24px 28px 64px; }
+h1 { font-size: 26px; margin: 0 0 6px; }
+h2 { font-size: 20px; margin: 36px 0 10px; padding-bottom: 4px; border-bottom: 2px solid #d9d9d9; }
+h3 { font-size: 15px; margin: 22px 0 6px; }
+p.facts { margin: 2px 0; color: #555; }
+nav { margin: 14px 0 8px; display: flex; flex-wrap: wrap; gap: 6px 14px; }
+nav a { color: #0060a0; text-decoration: none; }
+nav a:hover { text-decoration: underline; }
+.desc { color: #444; max-width: 980px; margin: 4px 0 10px; }
+.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(540px, 1fr)); gap: 16px; }
+figure { margin: 0; background: #fff; border: 1px solid #e2e2e2; border-radius: 6px; padding: 6px; }
+svg.chart { display: block; width: 100%; height: auto; }
+.table-wrap { overflow-x: auto; background: #fff; border: 1px solid #e2e2e2; border-radius: 6px; }
+table { border-collapse: collapse; font-size: 12.5px; width: 100%; }
+th, td { padding: 4px 8px; border-bottom: 1px solid #eee; white-space: nowrap; text-align: left; }
+th { background: #f1f3f5; position: sticky; top: 0; font-weight: 600; cursor: help; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+tbody tr:nth-child(even) { background: #fbfbfc; }
+td.empty { color: #777; font-style: italic; }
+.ci { color: #666; }
+.n { color: #888; font-size: 11px; }
+details { margin: 6px 0 12px; }
+summary { cursor: pointer; color: #0060a0; margin: 4px 0; }
+.warnings { background: #fff8e5; border: 1px solid #f0d58c; border-radius: 6px; padding: 8px 14px; }
+dl.method dt { font-weight: 600; margin-top: 8px; }
+dl.method dd { margin: 2px 0 0 18px; max-width: 980px; }
+code { background: #f1f1f1; padding: 1px 4px; border-radius: 3px; }
+@media print { figure, .table-wrap { break-inside: avoid; } nav { display: none; } }
+)css";
+
+std::vector<const Table*> tables_of(const ReportPage& page, const Section& section,
+                                    bool page_only) {
+  std::vector<const Table*> out;
+  for (auto name : section.tables) {
+    for (const auto& table : page.tables) {
+      if (table.name == name && (table.on_page || !page_only)) out.push_back(&table);
+    }
+  }
+  return out;
+}
+
+std::vector<const Plot*> plots_of(const ReportPage& page, const Section& section) {
+  std::vector<const Plot*> out;
+  if (!section.plots) return out;
+  for (const auto& plot : page.plots) {
+    if (plot.section == *section.plots) out.push_back(&plot);
+  }
+  return out;
+}
+
+bool has_content(const ReportPage& page, const Section& section) {
+  return !tables_of(page, section, true).empty() || !plots_of(page, section).empty();
+}
+
+std::string html_table(const Table& table) {
+  std::string out = fmt::format("<h3 id=\"table-{}\">{}</h3>\n<p class=\"desc\">{}</p>\n",
+                                html_escape(table.name), html_escape(table.title),
+                                html_escape(table.description));
+  if (table.rows.size() > kOpenTableRows) {
+    out += fmt::format("<details><summary>{} rows (also tables/{}.csv)</summary>\n{}</details>\n",
+                       table.rows.size(), html_escape(table.name), to_html(table));
+  } else {
+    out += to_html(table);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_html(const ReportPage& page) {
+  std::string out = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<main>\n<h1>{}</h1>\n",
+      html_escape(page.title), kStyle, html_escape(page.title));
+  for (const auto& fact : page.facts)
+    out += fmt::format("<p class=\"facts\">{}</p>\n", html_escape(fact));
+  out += "<nav>";
+  for (const auto& section : sections()) {
+    if (has_content(page, section)) {
+      out += fmt::format("<a href=\"#{}\">{}</a>", section.id, html_escape(section.title));
+    }
+  }
+  out += "<a href=\"#method\">Method</a></nav>\n";
+  if (!page.warnings.empty()) {
+    out += fmt::format(
+        "<details class=\"warnings\"><summary>{} warning(s) while reading</summary><ul>\n",
+        page.warnings.size());
+    for (std::size_t i = 0; i < page.warnings.size() && i < kShownWarnings; ++i) {
+      out += fmt::format("<li>{}</li>\n", html_escape(page.warnings[i]));
+    }
+    if (page.warnings.size() > kShownWarnings) {
+      out += fmt::format("<li>… and {} more (report.json lists all)</li>\n",
+                         page.warnings.size() - kShownWarnings);
+    }
+    out += "</ul></details>\n";
+  }
+  for (const auto& section : sections()) {
+    if (!has_content(page, section)) continue;
+    out +=
+        fmt::format("<section id=\"{}\">\n<h2>{}</h2>\n", section.id, html_escape(section.title));
+    const auto plots = plots_of(page, section);
+    if (!plots.empty()) {
+      out += "<div class=\"figures\">\n";
+      for (const auto* plot : plots) out += fmt::format("<figure>\n{}</figure>\n", plot->svg);
+      out += "</div>\n";
+    }
+    for (const auto* table : tables_of(page, section, true)) out += html_table(*table);
+    out += "</section>\n";
+  }
+  out += "<section id=\"method\">\n<h2>Method</h2>\n<dl class=\"method\">\n";
+  for (const auto& [term, text] : method_notes(page)) {
+    out += fmt::format("<dt>{}</dt><dd>{}</dd>\n", html_escape(term), html_escape(text));
+  }
+  out +=
+      "</dl>\n<p class=\"desc\">Every table is also in <code>tables/</code> as CSV and JSON, "
+      "every plot in <code>plots/</code> as SVG; <code>report.json</code> holds all of them.</p>\n"
+      "</section>\n</main>\n</body>\n</html>\n";
+  return out;
+}
+
+std::string render_markdown(const ReportPage& page) {
+  std::string out = fmt::format("# {}\n\n", page.title);
+  for (const auto& fact : page.facts) out += fact + "  \n";
+  if (!page.warnings.empty()) {
+    out += fmt::format("\n**{} warning(s) while reading** (report.json lists all):\n\n",
+                       page.warnings.size());
+    for (std::size_t i = 0; i < page.warnings.size() && i < kShownWarnings; ++i) {
+      out += "- " + page.warnings[i] + "\n";
+    }
+  }
+  for (const auto& section : sections()) {
+    if (!has_content(page, section)) continue;
+    out += fmt::format("\n## {}\n", section.title);
+    for (const auto* plot : plots_of(page, section)) {
+      out += fmt::format("\n![{}](plots/{}.svg)\n", plot->title, plot->id);
+    }
+    for (const auto* table : tables_of(page, section, true)) {
+      out += fmt::format("\n### {}\n\n{}\n\n{}", table->title, table->description,
+                         to_markdown(*table));
+    }
+  }
+  out += "\n## Method\n\n";
+  for (const auto& [term, text] : method_notes(page))
+    out += fmt::format("- **{}**: {}\n", term, text);
+  out += "\nEvery table is also in `tables/` as CSV and JSON, every plot in `plots/` as SVG.\n";
+  return out;
+}
+
+}  // namespace ptxbench::report

@@ -1,0 +1,61 @@
+// One table of the report, rendered four ways: Markdown (summary.md), HTML (report.html), CSV
+// and JSON (tables/). A measure cell (a rate or an estimate with its interval) is one column on
+// the page and five in the exports: X, X_lo, X_hi, X_k, X_n.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ptxbench/report/statistics.hpp"
+
+namespace ptxbench::report {
+
+enum class ColumnKind { kText, kInteger, kNumber, kMeasure };
+
+struct Column {
+  std::string name;  // snake_case, the export's column name (prefix for a measure)
+  ColumnKind kind = ColumnKind::kText;
+  std::string description;  // what it means: shown as the header's tooltip and in report.json
+  int decimals = 2;         // on the page; exports keep full precision
+};
+
+// A value with its 95% interval: a rate (k of n) or an estimate from n observations.
+struct Measure {
+  std::optional<double> value;
+  std::optional<Interval> interval;
+  std::optional<int> k;  // successes, for a rate
+  int n = 0;
+};
+Measure measure_of(const Proportion& proportion);
+Measure measure_of(const Estimate& estimate);
+Measure measure_of(const Difference& difference, int n);
+
+using Cell = std::variant<std::monostate, std::string, std::int64_t, double, Measure>;
+
+struct Table {
+  std::string name;  // file stem: tables/<name>.csv, tables/<name>.json
+  std::string title;
+  std::string description;  // one paragraph: what a row is, what is pooled
+  std::vector<Column> columns;
+  std::vector<std::vector<Cell>> rows;
+  bool on_page = true;  // false: too long to read; exported only
+
+  // Checks that the row matches the columns (count and kind); an empty cell fits any column.
+  void add_row(std::vector<Cell> row);
+};
+
+std::vector<std::string> export_header(const Table& table);
+std::string to_csv(const Table& table);
+nlohmann::json to_json(const Table& table);  // {"name", "title", "description", "columns", "rows"}
+std::string to_markdown(const Table& table);
+std::string to_html(const Table& table);
+
+// The page form of one cell: "0.75 [0.47, 0.91] 9/12", "1.23 [1.01, 1.40] n=7", "–".
+std::string display(const Cell& cell, const Column& column);
+std::string html_escape(std::string_view text);
+
+}  // namespace ptxbench::report

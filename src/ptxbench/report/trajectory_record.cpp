@@ -1,0 +1,100 @@
+#include "ptxbench/report/trajectory_record.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "ptxbench/prompt/context_level.hpp"
+
+namespace ptxbench::report {
+namespace {
+using nlohmann::json;
+
+bool compiled_of(const eval::Evaluation& e) {
+  if (const auto* stage = e.find_stage(eval::Stage::kCompile)) {
+    return stage->status == eval::StageStatus::kPassed;
+  }
+  switch (e.verdict) {
+    case eval::Verdict::kNoCode:
+    case eval::Verdict::kForbidden:
+    case eval::Verdict::kCompileError:
+    case eval::Verdict::kInternalError:
+      return false;
+    default:
+      return true;
+  }
+}
+
+// Parses a trajectory file but keeps the messages array empty: the conversation is most of a
+// file and the report does not read it.
+json parse_without_messages(std::string_view text) {
+  bool in_messages = false;
+  json::parser_callback_t drop_messages = [&in_messages](int depth, json::parse_event_t event,
+                                                         json& parsed) {
+    if (depth == 1 && event == json::parse_event_t::key) in_messages = parsed == "messages";
+    const bool element_done =
+        event == json::parse_event_t::object_end || event == json::parse_event_t::value;
+    return !(in_messages && depth == 2 && element_done);
+  };
+  return json::parse(text, drop_messages, /*allow_exceptions=*/false);
+}
+
+}  // namespace
+
+TurnRecord turn_from_evaluation(int turn, const eval::Evaluation& evaluation) {
+  TurnRecord record{.turn = turn,
+                    .verdict = evaluation.verdict,
+                    .compiled = compiled_of(evaluation),
+                    .any_requested_executed = evaluation.any_requested_executed(),
+                    .speedup = evaluation.headline_speedup()};
+  if (evaluation.verdict == eval::Verdict::kCompileError) {
+    const auto* stage = evaluation.find_stage(eval::Stage::kCompile);
+    const std::string message =
+        stage && !stage->message.empty() ? stage->message : evaluation.message;
+    record.compile_error = classify_compile_error(message, evaluation.compile.log);
+  }
+  return record;
+}
+
+TrajectoryRecord record_of(const agent::Trajectory& trajectory) {
+  const auto& info = trajectory.info;
+  TrajectoryRecord record{.id = info.id,
+                          .model = info.model,
+                          .task = info.task,
+                          .arch = std::string(arch::to_string(info.arch)),
+                          .context = std::string(prompt::to_string(info.context_level)),
+                          .split = info.split,
+                          .sample = info.sample,
+                          .max_turns = info.max_turns,
+                          .status = std::string(agent::to_string(info.status)),
+                          .exit_status = info.exit_status};
+  for (const auto& turn : trajectory.turns) {
+    TurnRecord r = turn_from_evaluation(turn.turn, turn.evaluation);
+    r.prompt_tokens = turn.usage.prompt_tokens;
+    r.completion_tokens = turn.usage.completion_tokens;
+    r.reasoning_tokens = turn.usage.reasoning_tokens;
+    r.latency_s = turn.latency_s;
+    r.cost_usd = turn.cost_usd;
+    record.turns.push_back(std::move(r));
+  }
+  std::stable_sort(record.turns.begin(), record.turns.end(),
+                   [](const TurnRecord& a, const TurnRecord& b) { return a.turn < b.turn; });
+  return record;
+}
+
+util::Expected<TrajectoryRecord> parse_trajectory(std::string_view json_text,
+                                                  const std::filesystem::path& source) {
+  json document = parse_without_messages(json_text);
+  if (document.is_discarded()) return util::make_error(source.string() + ": not valid JSON");
+  auto trajectory = agent::trajectory_from_json(document);
+  if (!trajectory) return util::make_error(source.string() + ": " + trajectory.error().message);
+  TrajectoryRecord record = record_of(*trajectory);
+  record.source = source;
+  // The agent's reader defaults a missing split to "train"; the report looks such tasks up.
+  const auto& info = document.at("info");
+  if (!info.contains("split") || !info.at("split").is_string()) record.split.clear();
+  return record;
+}
+
+}  // namespace ptxbench::report

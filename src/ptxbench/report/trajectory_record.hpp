@@ -1,0 +1,61 @@
+// What the report needs of one trajectory (docs/trajectory-format.md): its coordinates and, per
+// turn, the outcome and usage. Files are read with the agent's own reader; the conversation is
+// dropped while parsing and each evaluation reduced to the few facts the metrics use, so
+// thousands of trajectories fit in memory.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ptxbench/agent/trajectory.hpp"
+#include "ptxbench/eval/evaluation.hpp"
+#include "ptxbench/report/compile_error_kind.hpp"
+#include "ptxbench/util/expected.hpp"
+
+namespace ptxbench::report {
+
+struct TurnRecord {
+  int turn = 0;  // 1-based, as recorded
+  eval::Verdict verdict = eval::Verdict::kInternalError;
+  bool compiled = false;
+  bool any_requested_executed = false;            // Evaluation::any_requested_executed()
+  std::optional<double> speedup;                  // headline workload, when it was timed
+  std::optional<CompileErrorKind> compile_error;  // set when verdict is COMPILE_ERROR
+  std::optional<std::int64_t> prompt_tokens;
+  std::optional<std::int64_t> completion_tokens;
+  std::optional<std::int64_t> reasoning_tokens;
+  std::optional<double> latency_s;
+  std::optional<double> cost_usd;
+
+  bool correct() const { return eval::is_correct(verdict); }
+  bool verified() const { return verdict == eval::Verdict::kPassed; }
+};
+
+struct TrajectoryRecord {
+  std::string run;  // label of the run it was read from
+  std::string id;
+  std::string model;
+  std::string task;
+  std::string arch;
+  std::string context;  // context level
+  std::string split;    // "train", "heldout"; empty when the file does not say
+  int sample = 0;
+  int max_turns = 0;  // 0 when the file does not say
+  std::string status;
+  std::string exit_status;
+  std::vector<TurnRecord> turns;  // ascending turn numbers
+  std::filesystem::path source;
+};
+
+// A trajectory file's text; an Error names the file and what is wrong with it.
+util::Expected<TrajectoryRecord> parse_trajectory(std::string_view json_text,
+                                                  const std::filesystem::path& source);
+TrajectoryRecord record_of(const agent::Trajectory& trajectory);
+
+// The turn facts of one evaluation.
+TurnRecord turn_from_evaluation(int turn, const eval::Evaluation& evaluation);
+
+}  // namespace ptxbench::report

@@ -1,0 +1,258 @@
+// Whole reports written to disk: which files appear, the export schema of the main tables, known
+// answers end to end on the committed mini run, the held-out lookup, stale files, input errors.
+#include "ptxbench/report/report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "ptxbench/report/csv.hpp"
+#include "ptxbench/report/statistics.hpp"
+#include "ptxbench/task/task_loader.hpp"
+#include "ptxbench/util/fs.hpp"
+#include "trajectory_builder.hpp"
+
+namespace ptxbench::report {
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const fs::path kMiniRun = fs::path(PTXBENCH_TEST_DATA_DIR) / "mini_run";
+
+std::vector<CsvRecord> read_csv(const fs::path& path) {
+  auto text = util::read_file(path);
+  EXPECT_TRUE(text) << path;
+  auto records = parse_csv(text ? *text : "");
+  EXPECT_TRUE(records);
+  return records ? *records : std::vector<CsvRecord>{};
+}
+
+// Rows of a CSV as maps from column name to field.
+std::vector<std::map<std::string, std::string>> csv_rows(const fs::path& path) {
+  const auto records = read_csv(path);
+  std::vector<std::map<std::string, std::string>> rows;
+  for (std::size_t r = 1; r < records.size(); ++r) {
+    std::map<std::string, std::string> row;
+    for (std::size_t c = 0; c < records[0].size(); ++c) row[records[0][c]] = records[r][c];
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+ReportOptions quiet(const fs::path& out) {
+  ReportOptions options;
+  options.out_dir = out;
+  options.bootstrap_resamples = 200;
+  return options;
+}
+
+TEST(Report, MiniRunKnownAnswersEndToEnd) {
+  util::TempDir out;
+  auto paths = write_report({kMiniRun}, quiet(out.path()));
+  ASSERT_TRUE(paths) << paths.error().message;
+  EXPECT_EQ(paths->trajectories, 3u);
+  const auto rows = csv_rows(out.path() / "tables" / "correctness.csv");
+  const std::map<std::string, std::string>* gemm_t1 = nullptr;
+  const std::map<std::string, std::string>* gemm_t4 = nullptr;
+  for (const auto& row : rows) {
+    if (row.at("task") != "gemm_n7168_k5120") continue;
+    if (row.at("t") == "1") gemm_t1 = &row;
+    if (row.at("t") == "4") gemm_t4 = &row;
+  }
+  ASSERT_TRUE(gemm_t1 && gemm_t4);
+  EXPECT_EQ(gemm_t1->at("n"), "2");
+  EXPECT_EQ(gemm_t1->at("correct_k"), "0");
+  EXPECT_EQ(gemm_t4->at("correct_k"), "2");
+  EXPECT_EQ(gemm_t4->at("verified_k"), "1");
+  EXPECT_EQ(gemm_t4->at("verified_any_k"), "2");
+  EXPECT_EQ(gemm_t4->at("compiled_k"), "2");
+  const auto wilson = wilson_interval(1, 2);
+  EXPECT_NEAR(std::stod(gemm_t4->at("verified_lo")), wilson->lo, 1e-12);
+  EXPECT_NEAR(std::stod(gemm_t4->at("verified_hi")), wilson->hi, 1e-12);
+
+  for (const auto& row : csv_rows(out.path() / "tables" / "speedup.csv")) {
+    if (row.at("task") != "gemm_n7168_k5120" || row.at("t") != "8") continue;
+    EXPECT_EQ(row.at("timed"), "2");
+    EXPECT_EQ(std::stod(row.at("best")), 1.05);
+    EXPECT_NEAR(std::stod(row.at("median")), (1.05 + 0.8) / 2, 1e-12);
+    EXPECT_EQ(row.at("fast_1_k"), "1");
+    EXPECT_EQ(row.at("fast_0_8_k"), "1");  // 0.8 is not faster than 0.8
+  }
+}
+
+TEST(Report, WritesEveryFormAndTheSchemaOfTheMainTables) {
+  util::TempDir root;
+  const auto dirs = testing::write_sample_runs(root.path() / "runs");
+  auto options = quiet(root.path() / "out");
+  options.comparisons = {"context=none:isa", "base:tuned"};
+  auto paths = write_report(dirs, options);
+  ASSERT_TRUE(paths) << paths.error().message;
+  EXPECT_EQ(paths->trajectories, 54u);
+  for (const auto& file : {paths->html, paths->summary_markdown, paths->json}) {
+    EXPECT_TRUE(fs::is_regular_file(file)) << file;
+  }
+  for (const char* table :
+       {"runs", "correctness", "speedup", "splits", "comparison", "error_taxonomy",
+        "compile_errors", "usage_by_turn", "usage_totals", "trajectory_states"}) {
+    EXPECT_TRUE(fs::is_regular_file(root.path() / "out" / "tables" / (std::string(table) + ".csv")))
+        << table;
+    EXPECT_TRUE(
+        fs::is_regular_file(root.path() / "out" / "tables" / (std::string(table) + ".json")))
+        << table;
+  }
+  const auto header = read_csv(root.path() / "out" / "tables" / "correctness.csv").at(0);
+  const std::vector<std::string> expected{"run",
+                                          "model",
+                                          "task",
+                                          "arch",
+                                          "context",
+                                          "split",
+                                          "t",
+                                          "n",
+                                          "max_turns",
+                                          "compiled",
+                                          "compiled_lo",
+                                          "compiled_hi",
+                                          "compiled_k",
+                                          "compiled_n",
+                                          "correct",
+                                          "correct_lo",
+                                          "correct_hi",
+                                          "correct_k",
+                                          "correct_n",
+                                          "verified",
+                                          "verified_lo",
+                                          "verified_hi",
+                                          "verified_k",
+                                          "verified_n",
+                                          "verified_any",
+                                          "verified_any_lo",
+                                          "verified_any_hi",
+                                          "verified_any_k",
+                                          "verified_any_n"};
+  EXPECT_EQ(header, expected);
+  const auto speedup_header = read_csv(root.path() / "out" / "tables" / "speedup.csv").at(0);
+  for (const char* column : {"best", "best_lo", "best_hi", "median", "median_lo", "median_hi",
+                             "fast_0_k", "fast_0_5", "fast_0_8", "fast_1", "fast_1_2_n"}) {
+    EXPECT_NE(std::find(speedup_header.begin(), speedup_header.end(), column), speedup_header.end())
+        << column;
+  }
+  // JSON exports carry the same rows as the CSVs.
+  auto report_json = json::parse(*util::read_file(paths->json));
+  EXPECT_EQ(report_json["ptxbench_report_format"], 1);
+  for (const auto& [name, table] : report_json["tables"].items()) {
+    const auto records = read_csv(root.path() / "out" / "tables" / (name + ".csv"));
+    EXPECT_EQ(table["rows"].size() + 1, records.size()) << name;
+  }
+  // Held-out rows are reported on their own.
+  bool saw_heldout = false;
+  for (const auto& row : csv_rows(root.path() / "out" / "tables" / "splits.csv")) {
+    saw_heldout = saw_heldout || (row.at("split") == "heldout" && row.at("task") == "all");
+  }
+  EXPECT_TRUE(saw_heldout);
+  // Both comparisons produced rows, with a difference for each metric.
+  std::set<std::string> compared;
+  for (const auto& row : csv_rows(root.path() / "out" / "tables" / "comparison.csv")) {
+    compared.insert(row.at("comparison"));
+    if (row.at("metric").starts_with("correct@")) {
+      EXPECT_FALSE(row.at("difference_lo").empty());
+    }
+  }
+  EXPECT_EQ(compared, (std::set<std::string>{"context=none:isa", "base:tuned"}));
+  EXPECT_EQ(report_json["plots"].size(), paths->plots.size());
+  EXPECT_GE(paths->plots.size(), 8u);
+}
+
+TEST(Report, HtmlIsSelfContained) {
+  util::TempDir root;
+  const auto dirs = testing::write_sample_runs(root.path() / "runs");
+  auto options = quiet(root.path() / "out");
+  options.comparisons = {"none:isa"};
+  auto paths = write_report(dirs, options);
+  ASSERT_TRUE(paths);
+  const std::string html = *util::read_file(paths->html);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_EQ(html.find("@import"), std::string::npos);
+  EXPECT_EQ(html.find("src="), std::string::npos);
+  // The only absolute URL is the SVG namespace name, which is never fetched.
+  const std::regex url("https?://[^\"' )<]+");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), url); it != std::sregex_iterator();
+       ++it) {
+    EXPECT_EQ(it->str(), "http://www.w3.org/2000/svg");
+  }
+  std::size_t svgs = 0;
+  for (auto pos = html.find("<svg "); pos != std::string::npos; pos = html.find("<svg ", pos + 1))
+    ++svgs;
+  EXPECT_EQ(svgs, paths->plots.size());
+  const std::string md = *util::read_file(paths->summary_markdown);
+  EXPECT_NE(md.find("| run | model | task |"), std::string::npos);
+  EXPECT_NE(md.find("](plots/"), std::string::npos);
+}
+
+TEST(Report, ZeroTrajectoriesStillWriteAReport) {
+  util::TempDir root;
+  fs::create_directories(root.path() / "empty" / "trajectories");
+  auto paths = write_report({root.path() / "empty"}, quiet(root.path() / "out"));
+  ASSERT_TRUE(paths) << paths.error().message;
+  EXPECT_EQ(paths->trajectories, 0u);
+  const auto records = read_csv(root.path() / "out" / "tables" / "correctness.csv");
+  EXPECT_EQ(records.size(), 1u);  // the header only
+  EXPECT_TRUE(fs::is_regular_file(paths->html));
+}
+
+TEST(Report, MissingSplitsComeFromTheTaskSuite) {
+  util::TempDir out;
+  auto paths = write_report({kMiniRun}, quiet(out.path()));
+  ASSERT_TRUE(paths);
+  auto suite = task::load_suite(task::default_tasks_dir());
+  if (!suite) GTEST_SKIP() << "the task suite did not load: " << suite.error().message;
+  const auto* task = task::find_task(*suite, "mha_fwd_lse_d96");
+  if (!task) GTEST_SKIP() << "mha_fwd_lse_d96 is not in the suite";
+  bool found = false;
+  for (const auto& row : csv_rows(out.path() / "tables" / "correctness.csv")) {
+    if (row.at("task") != "mha_fwd_lse_d96") continue;
+    EXPECT_EQ(row.at("split"), task->split);
+    found = true;
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(Report, ReplacesThePreviousReportsFilesOnly) {
+  util::TempDir root;
+  const auto dirs = testing::write_sample_runs(root.path() / "runs");
+  auto options = quiet(root.path() / "out");
+  options.comparisons = {"none:isa"};
+  ASSERT_TRUE(write_report(dirs, options));
+  const fs::path comparison = root.path() / "out" / "tables" / "comparison.csv";
+  ASSERT_TRUE(fs::exists(comparison));
+  util::write_file_atomic(root.path() / "out" / "tables" / "mine.csv", "kept\n");
+  options.comparisons.clear();
+  ASSERT_TRUE(write_report(dirs, options));
+  EXPECT_FALSE(fs::exists(comparison));
+  EXPECT_TRUE(fs::exists(root.path() / "out" / "tables" / "mine.csv"));
+}
+
+TEST(Report, InputErrorsAreValues) {
+  util::TempDir out;
+  EXPECT_FALSE(write_report({}, quiet(out.path())));
+  EXPECT_FALSE(write_report({"/nonexistent/run"}, quiet(out.path())));
+  auto bad_limit = quiet(out.path());
+  bad_limit.turn_limits = {0};
+  EXPECT_FALSE(write_report({kMiniRun}, bad_limit));
+  auto bad_compare = quiet(out.path());
+  bad_compare.comparisons = {"guide:examples"};
+  auto compared = write_report({kMiniRun}, bad_compare);
+  ASSERT_FALSE(compared);
+  EXPECT_NE(compared.error().message.find("guide"), std::string::npos);
+  auto labels = quiet(out.path());
+  labels.run_labels = {"a", "b"};
+  EXPECT_FALSE(write_report({kMiniRun}, labels));
+  auto prices = quiet(out.path());
+  prices.prices_file = "/nonexistent/prices.json";
+  EXPECT_FALSE(write_report({kMiniRun}, prices));
+}
+
+}  // namespace
+}  // namespace ptxbench::report

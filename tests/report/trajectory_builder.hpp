@@ -1,0 +1,58 @@
+// Hand-made trajectories for the report tests: a compact description of each turn (verdict,
+// speedup, whether a requested family executed) becomes a real agent::Trajectory with real
+// eval::Evaluation values, written with the agent's own to_json so the files follow
+// docs/trajectory-format.md exactly.
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ptxbench/agent/trajectory.hpp"
+#include "ptxbench/eval/evaluation.hpp"
+
+namespace ptxbench::report::testing {
+
+struct TurnSpec {
+  eval::Verdict verdict = eval::Verdict::kPassed;
+  std::optional<double> speedup;  // headline workload, when timed
+  bool family_executed = true;    // a requested family executed (count > 0)
+  std::string compile_log;        // for COMPILE_ERROR
+  std::string compile_message;    // the compile stage's one-line reason
+  int turn = 0;                   // 0: position + 1
+  std::optional<std::int64_t> prompt_tokens = 1000;
+  std::optional<std::int64_t> completion_tokens = 400;
+  std::optional<std::int64_t> reasoning_tokens;
+  double latency_s = 10;
+  std::optional<double> cost_usd;
+};
+
+struct TrajectorySpec {
+  std::string model = "model-a";
+  std::string task = "gemm_n7168_k5120";
+  arch::Arch arch = arch::Arch::kHopper;
+  prompt::ContextLevel context = prompt::ContextLevel::kNone;
+  int sample = 0;
+  std::string split = "train";
+  int max_turns = 8;
+  std::vector<TurnSpec> turns;
+};
+
+eval::Evaluation make_evaluation(const std::string& task, arch::Arch arch, const TurnSpec& turn);
+agent::Trajectory make_trajectory(const TrajectorySpec& spec);
+
+// RUN_DIR/run.json and RUN_DIR/trajectories/<id>.json.
+void write_run(const std::filesystem::path& dir,
+               const std::vector<agent::Trajectory>& trajectories);
+
+// A two-run sample for end-to-end tests and for looking at the page: run "base" (model-a at
+// context levels none and isa) and run "tuned" (model-a-tuned at none), each on two train tasks
+// and one held-out task on hopper, 6 samples of up to 8 turns with varied outcomes. Returns the
+// two run directories. Deterministic.
+std::vector<std::filesystem::path> write_sample_runs(const std::filesystem::path& root);
+
+// Shorthands for turn lists.
+TurnSpec passed(double speedup);
+TurnSpec fails(eval::Verdict verdict);
+
+}  // namespace ptxbench::report::testing
