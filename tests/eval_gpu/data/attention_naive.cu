@@ -1,0 +1,174 @@
+// Correct, simple attention candidates for the harness's own tests (small shapes only).
+// Q, K, V, O, dO, dQ, dK, dV are bf16 [B, H, S, D] contiguous; LSE is fp32 [B, H, S], natural
+// log of the softmax denominator of the scaled scores. Build with -DATTENTION_BACKWARD for the
+// backward ABI run(Q, K, V, O, dO, LSE, dQ, dK, dV), else the forward run(Q, K, V, O, LSE);
+// -DATTENTION_CAUSAL masks keys after the query. scale = 1/sqrt(D).
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <tvm/ffi/container/tensor.h>
+#include <tvm/ffi/extra/c_env_api.h>
+#include <tvm/ffi/function.h>
+
+#include <cmath>
+
+namespace {
+
+#ifdef ATTENTION_CAUSAL
+constexpr bool kCausal = true;
+#else
+constexpr bool kCausal = false;
+#endif
+
+struct Dims {
+  int bh, s, d;
+  float scale;
+};
+
+__device__ float dot_rows(const __nv_bfloat16* x, const __nv_bfloat16* y, int d) {
+  float acc = 0.f;
+  for (int i = 0; i < d; ++i) acc += __bfloat162float(x[i]) * __bfloat162float(y[i]);
+  return acc;
+}
+
+#ifndef ATTENTION_BACKWARD
+// One thread per (head, query row): max, log-sum-exp, then O.
+__global__ void forward(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v,
+                        __nv_bfloat16* o, float* lse, Dims dims) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= dims.bh * dims.s) return;
+  int head = row / dims.s, i = row % dims.s;
+  long long base = static_cast<long long>(head) * dims.s * dims.d;
+  const __nv_bfloat16* qi = q + base + static_cast<long long>(i) * dims.d;
+  int keys = kCausal ? i + 1 : dims.s;
+  float max_score = -INFINITY;
+  for (int j = 0; j < keys; ++j) {
+    max_score =
+        fmaxf(max_score,
+              dims.scale * dot_rows(qi, k + base + static_cast<long long>(j) * dims.d, dims.d));
+  }
+  float sum = 0.f;
+  for (int j = 0; j < keys; ++j) {
+    sum += expf(dims.scale * dot_rows(qi, k + base + static_cast<long long>(j) * dims.d, dims.d) -
+                max_score);
+  }
+  float log_sum = max_score + logf(sum);
+  lse[row] = log_sum;
+  for (int c = 0; c < dims.d; ++c) {
+    float acc = 0.f;
+    for (int j = 0; j < keys; ++j) {
+      float p =
+          expf(dims.scale * dot_rows(qi, k + base + static_cast<long long>(j) * dims.d, dims.d) -
+               log_sum);
+      acc += p * __bfloat162float(v[base + static_cast<long long>(j) * dims.d + c]);
+    }
+    o[base + static_cast<long long>(i) * dims.d + c] = __float2bfloat16_rn(acc);
+  }
+}
+
+#endif
+
+#ifdef ATTENTION_BACKWARD
+// dS and P for every (head, i, j): P = exp(scale q_i.k_j - LSE_i), dS = P (dO_i.v_j - delta_i).
+__global__ void backward_scores(const __nv_bfloat16* q, const __nv_bfloat16* k,
+                                const __nv_bfloat16* v, const __nv_bfloat16* o,
+                                const __nv_bfloat16* d_o, const float* lse, float* p_out,
+                                float* ds_out, Dims dims) {
+  long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  long long total = static_cast<long long>(dims.bh) * dims.s * dims.s;
+  if (idx >= total) return;
+  int head = static_cast<int>(idx / (static_cast<long long>(dims.s) * dims.s));
+  int i = static_cast<int>((idx / dims.s) % dims.s), j = static_cast<int>(idx % dims.s);
+  long long base = static_cast<long long>(head) * dims.s * dims.d;
+  if (kCausal && j > i) {
+    p_out[idx] = 0.f;
+    ds_out[idx] = 0.f;
+    return;
+  }
+  const __nv_bfloat16* qi = q + base + static_cast<long long>(i) * dims.d;
+  const __nv_bfloat16* doi = d_o + base + static_cast<long long>(i) * dims.d;
+  float p = expf(dims.scale * dot_rows(qi, k + base + static_cast<long long>(j) * dims.d, dims.d) -
+                 lse[static_cast<long long>(head) * dims.s + i]);
+  float dp = dot_rows(doi, v + base + static_cast<long long>(j) * dims.d, dims.d);
+  float delta = dot_rows(doi, o + base + static_cast<long long>(i) * dims.d, dims.d);
+  p_out[idx] = p;
+  ds_out[idx] = p * (dp - delta);
+}
+
+// One thread per (head, row, column) of dQ, dK and dV.
+__global__ void backward_gradients(const __nv_bfloat16* q, const __nv_bfloat16* k,
+                                   const __nv_bfloat16* d_o, const float* p, const float* ds,
+                                   __nv_bfloat16* dq, __nv_bfloat16* dk, __nv_bfloat16* dv,
+                                   Dims dims) {
+  long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (idx >= static_cast<long long>(dims.bh) * dims.s * dims.d) return;
+  int head = static_cast<int>(idx / (static_cast<long long>(dims.s) * dims.d));
+  int r = static_cast<int>((idx / dims.d) % dims.s), c = static_cast<int>(idx % dims.d);
+  long long base = static_cast<long long>(head) * dims.s * dims.d;
+  const float* p_head = p + static_cast<long long>(head) * dims.s * dims.s;
+  const float* ds_head = ds + static_cast<long long>(head) * dims.s * dims.s;
+  float acc_q = 0.f, acc_k = 0.f, acc_v = 0.f;
+  for (int t = 0; t < dims.s; ++t) {
+    acc_q += ds_head[static_cast<long long>(r) * dims.s + t] *
+             __bfloat162float(k[base + static_cast<long long>(t) * dims.d + c]);
+    acc_k += ds_head[static_cast<long long>(t) * dims.s + r] *
+             __bfloat162float(q[base + static_cast<long long>(t) * dims.d + c]);
+    acc_v += p_head[static_cast<long long>(t) * dims.s + r] *
+             __bfloat162float(d_o[base + static_cast<long long>(t) * dims.d + c]);
+  }
+  dq[idx] = __float2bfloat16_rn(dims.scale * acc_q);
+  dk[idx] = __float2bfloat16_rn(dims.scale * acc_k);
+  dv[idx] = __float2bfloat16_rn(acc_v);
+}
+
+#endif
+
+Dims dims_of(const tvm::ffi::TensorView& q) {
+  int d = static_cast<int>(q.size(3));
+  return Dims{static_cast<int>(q.size(0) * q.size(1)), static_cast<int>(q.size(2)), d,
+              1.0f / std::sqrt(static_cast<float>(d))};
+}
+
+template <class T>
+T* ptr(const tvm::ffi::TensorView& t) {
+  return static_cast<T*>(t.data_ptr());
+}
+
+cudaStream_t stream_of(const tvm::ffi::TensorView& t) {
+  return static_cast<cudaStream_t>(TVMFFIEnvGetStream(kDLCUDA, t.device().device_id));
+}
+
+}  // namespace
+
+#ifndef ATTENTION_BACKWARD
+void run(tvm::ffi::TensorView q, tvm::ffi::TensorView k, tvm::ffi::TensorView v,
+         tvm::ffi::TensorView o, tvm::ffi::TensorView lse) {
+  Dims dims = dims_of(q);
+  int rows = dims.bh * dims.s;
+  forward<<<(rows + 127) / 128, 128, 0, stream_of(q)>>>(
+      ptr<const __nv_bfloat16>(q), ptr<const __nv_bfloat16>(k), ptr<const __nv_bfloat16>(v),
+      ptr<__nv_bfloat16>(o), ptr<float>(lse), dims);
+}
+#else
+void run(tvm::ffi::TensorView q, tvm::ffi::TensorView k, tvm::ffi::TensorView v,
+         tvm::ffi::TensorView o, tvm::ffi::TensorView d_o, tvm::ffi::TensorView lse,
+         tvm::ffi::TensorView dq, tvm::ffi::TensorView dk, tvm::ffi::TensorView dv) {
+  Dims dims = dims_of(q);
+  cudaStream_t stream = stream_of(q);
+  long long scores = static_cast<long long>(dims.bh) * dims.s * dims.s;
+  float* scratch = nullptr;
+  cudaError_t status = cudaMallocAsync(&scratch, 2 * scores * sizeof(float), stream);
+  if (status != cudaSuccess) TVM_FFI_THROW(RuntimeError) << cudaGetErrorString(status);
+  backward_scores<<<static_cast<unsigned>((scores + 255) / 256), 256, 0, stream>>>(
+      ptr<const __nv_bfloat16>(q), ptr<const __nv_bfloat16>(k), ptr<const __nv_bfloat16>(v),
+      ptr<const __nv_bfloat16>(o), ptr<const __nv_bfloat16>(d_o), ptr<const float>(lse), scratch,
+      scratch + scores, dims);
+  long long elements = static_cast<long long>(dims.bh) * dims.s * dims.d;
+  backward_gradients<<<static_cast<unsigned>((elements + 255) / 256), 256, 0, stream>>>(
+      ptr<const __nv_bfloat16>(q), ptr<const __nv_bfloat16>(k), ptr<const __nv_bfloat16>(d_o),
+      scratch, scratch + scores, ptr<__nv_bfloat16>(dq), ptr<__nv_bfloat16>(dk),
+      ptr<__nv_bfloat16>(dv), dims);
+  cudaFreeAsync(scratch, stream);
+}
+#endif
+
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(run, run);
