@@ -192,7 +192,8 @@ std::string render_demo_table(const std::vector<DemoEntry>& entries,
   for (const auto& trajectory : trajectories) by_id[trajectory.info.id] = &trajectory;
   std::vector<std::vector<std::string>> rows{{"task", "arch", "reply", "expected", "verdict", "",
                                               "present (SASS)", "executed", "speedup"}};
-  std::map<std::string, std::string> not_run;  // stage -> reason
+  std::vector<std::string> not_run_stages;  // in pipeline order, each once
+  std::vector<std::string> not_run_reasons;
   for (const auto& entry : entries) {
     std::vector<std::string> row{entry.spec.task->name,
                                  std::string(arch::to_string(entry.spec.arch)),
@@ -213,18 +214,22 @@ std::string render_demo_table(const std::vector<DemoEntry>& entries,
          families_present(evaluation), families_executed(evaluation), speedup_text(evaluation)});
     rows.push_back(std::move(row));
     for (const auto& stage : evaluation.stages) {
-      if (stage.status == eval::StageStatus::kNotRun &&
-          !not_run.contains(std::string(eval::to_string(stage.stage)))) {
-        not_run[std::string(eval::to_string(stage.stage))] = stage.message;
+      if (stage.status != eval::StageStatus::kNotRun) continue;
+      std::string name(eval::to_string(stage.stage));
+      if (std::find(not_run_stages.begin(), not_run_stages.end(), name) == not_run_stages.end()) {
+        not_run_stages.push_back(name);
+      }
+      if (!stage.message.empty() && std::find(not_run_reasons.begin(), not_run_reasons.end(),
+                                              stage.message) == not_run_reasons.end()) {
+        not_run_reasons.push_back(stage.message);
       }
     }
   }
   std::string out = render_table(rows);
-  if (!not_run.empty()) {
-    out += "\nSkipped on this machine (GPU stages not run, never counted as passed):\n";
-    for (const auto& [stage, reason] : not_run) {
-      out += fmt::format("  {}{}\n", stage, reason.empty() ? "" : ": " + reason);
-    }
+  if (!not_run_stages.empty()) {
+    out += fmt::format("\nSkipped on this machine (never counted as passed): the GPU stages {}.\n",
+                       fmt::join(not_run_stages, ", "));
+    for (const auto& reason : not_run_reasons) out += fmt::format("  why: {}\n", reason);
   }
   return out;
 }

@@ -1,0 +1,132 @@
+#include "ptxbench/agent/demo.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fakes.hpp"
+#include "ptxbench/util/fs.hpp"
+
+namespace ptxbench::agent {
+namespace {
+
+TEST(SolutionHeader, ParsesTheFirstLine) {
+  std::string problem;
+  auto header = parse_solution_header(
+      "// ptxbench: task=gemm_n7168_k5120 arch=hopper expect=INCORRECT_NUMERICAL", problem);
+  ASSERT_TRUE(header);
+  EXPECT_EQ(header->task, "gemm_n7168_k5120");
+  EXPECT_EQ(header->arch, arch::Arch::kHopper);
+  EXPECT_EQ(header->expect, eval::Verdict::kIncorrectNumerical);
+  EXPECT_FALSE(parse_solution_header("// a comment", problem));
+  EXPECT_TRUE(problem.empty());
+  EXPECT_FALSE(parse_solution_header("// ptxbench: task=t arch=volta expect=PASSED", problem));
+  EXPECT_NE(problem.find("volta"), std::string::npos);
+  EXPECT_FALSE(parse_solution_header("// ptxbench: task=t arch=hopper", problem));
+  EXPECT_NE(problem.find("expect"), std::string::npos);
+}
+
+TEST(SolutionCatalog, FindsHeadedFilesAnywhere) {
+  util::TempDir dir;
+  util::write_file_atomic(dir.path() / "hopper" / "good.cu",
+                          "// ptxbench: task=gemm_n7168_k5120 arch=hopper expect=PASSED\nk\n");
+  util::write_file_atomic(
+      dir.path() / "broken" / "bad.cu",
+      "// ptxbench: task=gemm_n7168_k5120 arch=hopper expect=COMPILE_ERROR\nk\n");
+  util::write_file_atomic(dir.path() / "broken" / "typo.cu",
+                          "// ptxbench: task=x arch=hopper expect=FINE\n");
+  util::write_file_atomic(dir.path() / "bench" / "harness.cu", "// a harness\n");
+  util::write_file_atomic(dir.path() / "ptx" / "wrappers.cuh",
+                          "// ptxbench: task=x arch=hopper expect=PASSED\n");
+  SolutionScan scan = scan_solutions(dir.path());
+  EXPECT_EQ(scan.files_seen, 4u);
+  ASSERT_EQ(scan.files.size(), 2u);
+  EXPECT_EQ(scan.files[0].group, "broken");
+  EXPECT_EQ(demo_model_name(scan.files[0]), "broken");
+  EXPECT_EQ(demo_model_name(scan.files[1]), "expert");
+  ASSERT_EQ(scan.problems.size(), 1u);
+  EXPECT_NE(scan.problems[0].find("typo.cu"), std::string::npos);
+  EXPECT_FALSE(scan_solutions(dir.path() / "absent").problems.empty());
+}
+
+TEST(Demo, PlansOneSingleTurnTrajectoryPerFile) {
+  util::TempDir dir;
+  util::write_file_atomic(
+      dir.path() / "hopper" / "a.cu",
+      "// ptxbench: task=gemm_n7168_k5120 arch=hopper expect=PASSED\nPASS 1.1\n");
+  util::write_file_atomic(dir.path() / "broken" / "b.cu",
+                          "// ptxbench: task=gemm_n7168_k5120 arch=hopper expect=NOT_RUN\nx\n");
+  util::write_file_atomic(dir.path() / "broken" / "c.cu",
+                          "// ptxbench: task=gemm_n7168_k5120 arch=hopper expect=TIMEOUT\nx\n");
+  util::write_file_atomic(dir.path() / "broken" / "d.cu",
+                          "// ptxbench: task=no_such_task arch=hopper expect=TIMEOUT\nx\n");
+  auto suite = task::load_suite(task::default_tasks_dir());
+  ASSERT_TRUE(suite);
+  DemoPlan demo = plan_demo(*suite, scan_solutions(dir.path()), prompt::ContextLevel::kNone, "", 2);
+  ASSERT_EQ(demo.entries.size(), 3u);
+  EXPECT_EQ(demo.entries[0].spec.id(), "broken__gemm_n7168_k5120__hopper__none__s0");
+  EXPECT_EQ(demo.entries[1].spec.id(), "broken__gemm_n7168_k5120__hopper__none__s1");
+  EXPECT_EQ(demo.entries[2].spec.id(), "expert__gemm_n7168_k5120__hopper__none__s0");
+  EXPECT_EQ(demo.plan.agent.max_turns, 1);
+  EXPECT_EQ(demo.plan.models.size(), 2u);
+  auto mentions = [&demo](std::string_view text) {
+    for (const auto& note : demo.notes) {
+      if (note.find(text) != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(mentions("no_such_task"));
+  EXPECT_TRUE(mentions("gemm_n7168_k5120 on blackwell: no expert solution"));
+  EXPECT_FALSE(mentions("gemm_n7168_k5120 on hopper"));
+
+  // The replay provider answers each trajectory with its own file, fenced as a model would.
+  auto reply =
+      demo.plan.models[1].provider->complete({}, {.trajectory_id = demo.entries[2].spec.id(),
+                                                  .task = "gemm_n7168_k5120",
+                                                  .arch = "hopper",
+                                                  .context_level = "none",
+                                                  .turn = 1});
+  ASSERT_TRUE(reply.ok());
+  EXPECT_EQ(reply.reply().content.rfind("```cuda\n// ptxbench:", 0), 0u);
+  EXPECT_NE(reply.reply().source.find("a.cu"), std::string::npos);
+}
+
+TEST(Demo, AgreementOfVerdicts) {
+  using eval::Verdict;
+  EXPECT_EQ(agreement(Verdict::kPassed, Verdict::kPassed), Agreement::kAsExpected);
+  EXPECT_EQ(agreement(Verdict::kPassed, Verdict::kNotRun), Agreement::kConsistent);
+  EXPECT_EQ(agreement(Verdict::kTimeout, Verdict::kNotRun), Agreement::kConsistent);
+  EXPECT_EQ(agreement(Verdict::kCompileError, Verdict::kNotRun), Agreement::kUnexpected);
+  EXPECT_EQ(agreement(Verdict::kPassed, Verdict::kIncorrectNumerical), Agreement::kUnexpected);
+}
+
+TEST(Demo, TableShowsVerdictsFamiliesAndSkippedStages) {
+  auto suite = task::load_suite(task::default_tasks_dir());
+  ASSERT_TRUE(suite);
+  SolutionFile file{.path = "/s/hopper/gemm.cu",
+                    .group = "hopper",
+                    .header = {.task = "gemm_n7168_k5120", .expect = eval::Verdict::kPassed}};
+  DemoEntry entry{.solution = file,
+                  .spec = {.model = "expert", .task = task::find_task(*suite, "gemm_n7168_k5120")}};
+  Trajectory t;
+  t.info.id = entry.spec.id();
+  t.turns.push_back({.evaluation = testing::not_run()});
+  std::string table = render_demo_table({entry}, {t});
+  EXPECT_NE(table.find("gemm.cu"), std::string::npos);
+  EXPECT_NE(table.find("NOT_RUN"), std::string::npos);
+  EXPECT_NE(table.find("consistent so far"), std::string::npos);
+  EXPECT_NE(table.find("GMMA no-TMA SYNCS"), std::string::npos);
+  EXPECT_NE(table.find("not measured"), std::string::npos);
+  EXPECT_NE(table.find("GPU stages not run"), std::string::npos);
+  EXPECT_NE(table.find("Skipped on this machine"), std::string::npos);
+  EXPECT_NE(table.find("the GPU stages sanitize, correctness, dynamic_sass, timing"),
+            std::string::npos);
+  EXPECT_NE(table.find("why: no GPU of this arch on this machine"), std::string::npos);
+
+  t.turns[0].evaluation = testing::passed(1.25);
+  table = render_demo_table({entry}, {t});
+  EXPECT_NE(table.find("1.25x"), std::string::npos);
+  EXPECT_NE(table.find("as expected"), std::string::npos);
+  EXPECT_EQ(table.find("Skipped"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ptxbench::agent

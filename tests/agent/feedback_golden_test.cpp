@@ -1,0 +1,87 @@
+// Feedback rendering against committed golden texts (tests/agent/data/feedback_*.txt). After a
+// deliberate change of the rendering, regenerate them with PTXBENCH_UPDATE_GOLDEN=1 and review
+// the diff.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "ptxbench/agent/feedback.hpp"
+#include "ptxbench/util/fs.hpp"
+#include "sample_evaluations.hpp"
+
+namespace ptxbench::agent {
+namespace {
+
+struct GoldenCase {
+  std::string name;
+  eval::Evaluation evaluation;
+  FeedbackOptions options;
+};
+
+std::vector<GoldenCase> cases() {
+  using namespace ptxbench::testing;
+  return {
+      {"no_code", no_code(), {.turn = 1, .max_turns = 8}},
+      {"compile_error", compile_error(), {.turn = 2, .max_turns = 8}},
+      {"not_run_hopper", not_run(), {.turn = 1, .max_turns = 4}},
+      {"not_run_blackwell_last_turn", not_run(arch::Arch::kBlackwell), {.turn = 8, .max_turns = 8}},
+      {"incorrect_numerical", incorrect(), {.turn = 3, .max_turns = 8}},
+      {"instructions_not_executed", instructions_not_executed(), {.turn = 4, .max_turns = 8}},
+      {"passed_below_target", passed(0.9027), {.turn = 5, .max_turns = 8, .target_speedup = 1.0}},
+      {"passed_no_target", passed(1.1), {.turn = 7, .max_turns = 8}},
+  };
+}
+
+TEST(FeedbackGolden, MatchesTheCommittedTexts) {
+  const bool update = std::getenv("PTXBENCH_UPDATE_GOLDEN") != nullptr;
+  for (const auto& golden : cases()) {
+    std::string rendered = render_feedback(golden.evaluation, golden.options);
+    auto path =
+        std::filesystem::path(PTXBENCH_TEST_DATA_DIR) / ("feedback_" + golden.name + ".txt");
+    if (update) {
+      util::write_file_atomic(path, rendered);
+      continue;
+    }
+    auto expected = util::read_file(path);
+    ASSERT_TRUE(expected) << expected.error().message
+                          << " (generate with PTXBENCH_UPDATE_GOLDEN=1)";
+    EXPECT_EQ(rendered, *expected) << "golden " << path;
+  }
+  if (update) GTEST_SKIP() << "golden files rewritten, nothing compared";
+}
+
+TEST(Feedback, SaysPlainlyWhichGpuStagesDidNotRun) {
+  std::string text = render_feedback(testing::not_run(), {});
+  for (const char* stage : {"sanitize", "correctness", "dynamic_sass", "timing"}) {
+    EXPECT_NE(text.find(stage), std::string::npos) << stage;
+  }
+  EXPECT_NE(text.find("NOT run"), std::string::npos);
+  EXPECT_NE(text.find("no GPU of this arch on this machine"), std::string::npos);
+}
+
+TEST(Feedback, ShowsErrorsTimesAndFamilies) {
+  std::string incorrect = render_feedback(testing::incorrect(), {});
+  EXPECT_NE(incorrect.find("max abs error 3.25"), std::string::npos);
+  EXPECT_NE(incorrect.find("max rel error 0.87"), std::string::npos);
+  std::string passed = render_feedback(testing::passed(0.9027), {.target_speedup = 1.0});
+  EXPECT_NE(passed.find("kernel 0.8120 ms, baseline 0.7330 ms, speedup 0.90x"), std::string::npos);
+  EXPECT_NE(passed.find("executed 2293760 times"), std::string::npos);
+  EXPECT_NE(passed.find("target 1.00x"), std::string::npos);
+}
+
+TEST(Feedback, TrimsLongCompilerLogs) {
+  std::string text = render_feedback(testing::compile_error(), {.compiler_log_lines = 5});
+  EXPECT_NE(text.find("[... 56 more lines not shown]"), std::string::npos);
+  EXPECT_EQ(text.find("candidate.cu(106)"), std::string::npos);
+  EXPECT_NE(text.find("candidate.cu(105)"), std::string::npos);
+}
+
+TEST(TrimLog, CutsLinesBytesAndLongLines) {
+  EXPECT_EQ(trim_log("a\nb\nc\n", 2, 100, 100), "a\nb\n[... 1 more lines not shown]\n");
+  EXPECT_EQ(trim_log("abcdef\n", 10, 100, 3), "abc [...]\n");
+  EXPECT_EQ(trim_log("aaaa\nbbbb\n", 10, 6, 100), "aaaa\n[... 1 more lines not shown]\n");
+  EXPECT_EQ(trim_log("", 10, 100, 100), "");
+}
+
+}  // namespace
+}  // namespace ptxbench::agent
