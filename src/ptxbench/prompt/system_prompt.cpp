@@ -38,9 +38,10 @@ std::string build_system_prompt(arch::Arch arch, ContextLevel level, std::string
   const auto& target = arch::info(arch);
   std::string text(kRole);
   text += fmt::format(
-      "\n## Target\n\nNVIDIA {} ({}, `{}`). Your file is compiled once by nvcc with `{}` (the\n"
-      "architecture-specific target: its instructions are allowed, other GPUs are not a concern)\n"
-      "into a shared library; that binary is the one inspected and run.\n",
+      "\n## Target\n\nNVIDIA {} ({}, `{}`). Your file is compiled once by nvcc with\n"
+      "`{}` (the architecture-specific target: its instructions are allowed,\n"
+      "other GPUs are not a concern) into a shared library; that binary is the one inspected and\n"
+      "run.\n",
       target.gpus, target.name, target.sm, arch::gencode_flag(arch));
   text += "\n";
   text += kResponseFormat;

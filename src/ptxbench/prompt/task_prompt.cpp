@@ -56,11 +56,8 @@ std::string build_task_prompt(const task::Task& task, arch::Arch arch) {
 
   auto requested = task.requested.find(arch);
   if (requested != task.requested.end() && !requested->second.empty()) {
-    text += fmt::format("\nRequested instructions on {} (they must carry the real work):\n",
-                        target.name);
-    for (const auto& family : requested->second) {
-      text += fmt::format("- {}\n", describe_family(family));
-    }
+    text += fmt::format("The requested instruction families ({}) must carry the real work.\n",
+                        fmt::join(requested->second, ", "));
   }
 
   const auto& headline = task.headline();
