@@ -19,8 +19,8 @@ Table sample_table() {
                       {.name = "correct", .kind = ColumnKind::kMeasure}}};
   t.add_row({std::string("a|b, \"c\" <d>"), std::int64_t{12}, 1.23456,
              measure_of(Proportion{.k = 9, .n = 12})});
-  t.add_row({std::string("empty"), std::int64_t{0}, std::monostate{},
-             measure_of(Proportion{.k = 0, .n = 0})});
+  t.add_row(
+      {std::string("empty"), std::int64_t{0}, Cell(), measure_of(Proportion{.k = 0, .n = 0})});
   return t;
 }
 

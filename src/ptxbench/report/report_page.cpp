@@ -72,7 +72,7 @@ std::string_view kStyle = R"css(
 * { box-sizing: border-box; }
 body { margin: 0; background: #fafafa; color: #1d1d1d;
   font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
-main { max-width: 1240px; margin: 0 auto; padding: 24px 28px 64px; }
+main { max-width: 1640px; margin: 0 auto; padding: 24px 28px 64px; }
 h1 { font-size: 26px; margin: 0 0 6px; }
 h2 { font-size: 20px; margin: 36px 0 10px; padding-bottom: 4px; border-bottom: 2px solid #d9d9d9; }
 h3 { font-size: 15px; margin: 22px 0 6px; }
@@ -81,9 +81,9 @@ nav { margin: 14px 0 8px; display: flex; flex-wrap: wrap; gap: 6px 14px; }
 nav a { color: #0060a0; text-decoration: none; }
 nav a:hover { text-decoration: underline; }
 .desc { color: #444; max-width: 980px; margin: 4px 0 10px; }
-.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(540px, 1fr)); gap: 16px; }
+.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(600px, 100%), 1fr)); gap: 16px; }
 figure { margin: 0; background: #fff; border: 1px solid #e2e2e2; border-radius: 6px; padding: 6px; }
-svg.chart { display: block; width: 100%; height: auto; }
+svg.chart { display: block; width: 100%; max-width: 900px; height: auto; margin: 0 auto; }
 .table-wrap { overflow-x: auto; background: #fff; border: 1px solid #e2e2e2; border-radius: 6px; }
 table { border-collapse: collapse; font-size: 12.5px; width: 100%; }
 th, td { padding: 4px 8px; border-bottom: 1px solid #eee; white-space: nowrap; text-align: left; }

@@ -16,13 +16,13 @@ constexpr std::string_view kDash = "\u2013";
 bool fits(const Cell& cell, ColumnKind kind) {
   switch (kind) {
     case ColumnKind::kText:
-      return std::holds_alternative<std::string>(cell);
+      return cell.kind() == Cell::Kind::kText;
     case ColumnKind::kInteger:
-      return std::holds_alternative<std::int64_t>(cell);
+      return cell.kind() == Cell::Kind::kInteger;
     case ColumnKind::kNumber:
-      return std::holds_alternative<double>(cell);
+      return cell.kind() == Cell::Kind::kNumber;
     case ColumnKind::kMeasure:
-      return std::holds_alternative<Measure>(cell);
+      return cell.kind() == Cell::Kind::kMeasure;
   }
   return false;
 }
@@ -39,15 +39,15 @@ std::string exact(double value) {
 // Export fields of one cell, in export_header() order.
 std::vector<std::string> export_fields(const Cell& cell, const Column& column) {
   if (column.kind == ColumnKind::kMeasure) {
-    const Measure* m = std::get_if<Measure>(&cell);
+    const Measure* m = cell.measure();
     if (!m) return {"", "", "", "", ""};
     return {m->value ? exact(*m->value) : "", m->interval ? exact(m->interval->lo) : "",
             m->interval ? exact(m->interval->hi) : "", m->k ? std::to_string(*m->k) : "",
             std::to_string(m->n)};
   }
-  if (const auto* text = std::get_if<std::string>(&cell)) return {*text};
-  if (const auto* integer = std::get_if<std::int64_t>(&cell)) return {std::to_string(*integer)};
-  if (const auto* real = std::get_if<double>(&cell)) return {exact(*real)};
+  if (const auto* text = cell.text()) return {*text};
+  if (const auto* integer = cell.integer()) return {std::to_string(*integer)};
+  if (const auto* real = cell.number()) return {exact(*real)};
   return {""};
 }
 
@@ -58,7 +58,7 @@ json json_number(std::optional<double> value) {
 
 void add_json_fields(json& row, const Cell& cell, const Column& column) {
   if (column.kind == ColumnKind::kMeasure) {
-    const Measure* m = std::get_if<Measure>(&cell);
+    const Measure* m = cell.measure();
     row[column.name] = m ? json_number(m->value) : json(nullptr);
     row[column.name + "_lo"] = m && m->interval ? json_number(m->interval->lo) : json(nullptr);
     row[column.name + "_hi"] = m && m->interval ? json_number(m->interval->hi) : json(nullptr);
@@ -66,11 +66,11 @@ void add_json_fields(json& row, const Cell& cell, const Column& column) {
     row[column.name + "_n"] = m ? json(m->n) : json(nullptr);
     return;
   }
-  if (const auto* text = std::get_if<std::string>(&cell)) {
+  if (const auto* text = cell.text()) {
     row[column.name] = *text;
-  } else if (const auto* integer = std::get_if<std::int64_t>(&cell)) {
+  } else if (const auto* integer = cell.integer()) {
     row[column.name] = *integer;
-  } else if (const auto* real = std::get_if<double>(&cell)) {
+  } else if (const auto* real = cell.number()) {
     row[column.name] = json_number(*real);
   } else {
     row[column.name] = nullptr;
@@ -123,7 +123,7 @@ void Table::add_row(std::vector<Cell> row) {
                                                            name, row.size(), columns.size()));
   for (std::size_t i = 0; i < row.size(); ++i) {
     PTXBENCH_CHECK(
-        std::holds_alternative<std::monostate>(row[i]) || fits(row[i], columns[i].kind),
+        row[i].kind() == Cell::Kind::kEmpty || fits(row[i], columns[i].kind),
         fmt::format("{}: column {} holds a value of another kind", name, columns[i].name));
   }
   rows.push_back(std::move(row));
@@ -174,10 +174,10 @@ json to_json(const Table& table) {
 }
 
 std::string display(const Cell& cell, const Column& column) {
-  if (const auto* text = std::get_if<std::string>(&cell)) return *text;
-  if (const auto* integer = std::get_if<std::int64_t>(&cell)) return std::to_string(*integer);
-  if (const auto* real = std::get_if<double>(&cell)) return number(*real, column.decimals);
-  if (const auto* m = std::get_if<Measure>(&cell)) {
+  if (const auto* text = cell.text()) return *text;
+  if (const auto* integer = cell.integer()) return std::to_string(*integer);
+  if (const auto* real = cell.number()) return number(*real, column.decimals);
+  if (const auto* m = cell.measure()) {
     if (!m->value) return fmt::format("{} (n={})", kDash, m->n);
     std::string out = number(*m->value, column.decimals);
     if (m->interval) {
@@ -237,7 +237,7 @@ std::string html_escape(std::string_view text) {
 
 namespace {
 std::string html_cell(const Cell& cell, const Column& column) {
-  const auto* m = std::get_if<Measure>(&cell);
+  const auto* m = cell.measure();
   if (!m || !m->value) return html_escape(display(cell, column));
   std::string out = fmt::format("<span class=\"v\">{}</span>", number(*m->value, column.decimals));
   if (m->interval) {

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -34,7 +33,32 @@ Measure measure_of(const Proportion& proportion);
 Measure measure_of(const Estimate& estimate);
 Measure measure_of(const Difference& difference, int n);
 
-using Cell = std::variant<std::monostate, std::string, std::int64_t, double, Measure>;
+// One cell: empty, text, an integer, a number or a measure. A plain class rather than a
+// std::variant: GCC 12 reports false maybe-uninitialized errors on variants holding strings.
+class Cell {
+ public:
+  enum class Kind { kEmpty, kText, kInteger, kNumber, kMeasure };
+  // Implicit on purpose: rows are written as brace lists of values.
+  Cell() = default;
+  Cell(std::string text) : kind_(Kind::kText), text_(std::move(text)) {}  // NOLINT
+  Cell(const char* text) : Cell(std::string(text)) {}                     // NOLINT
+  Cell(std::int64_t value) : kind_(Kind::kInteger), integer_(value) {}    // NOLINT
+  Cell(double value) : kind_(Kind::kNumber), number_(value) {}            // NOLINT
+  Cell(Measure value) : kind_(Kind::kMeasure), measure_(value) {}         // NOLINT
+
+  Kind kind() const { return kind_; }
+  const std::string* text() const { return kind_ == Kind::kText ? &text_ : nullptr; }
+  const std::int64_t* integer() const { return kind_ == Kind::kInteger ? &integer_ : nullptr; }
+  const double* number() const { return kind_ == Kind::kNumber ? &number_ : nullptr; }
+  const Measure* measure() const { return kind_ == Kind::kMeasure ? &measure_ : nullptr; }
+
+ private:
+  Kind kind_ = Kind::kEmpty;
+  std::string text_;
+  std::int64_t integer_ = 0;
+  double number_ = 0;
+  Measure measure_;
+};
 
 struct Table {
   std::string name;  // file stem: tables/<name>.csv, tables/<name>.json
