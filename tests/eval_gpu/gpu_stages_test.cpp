@@ -72,7 +72,7 @@ class GpuStagesTest : public ::testing::Test {
                              .call_timeout = std::chrono::seconds(5),
                              .sanitize = sanitize,
                              .prove_execution = false};
-    o.timing.max_seconds = 1.0;
+    o.timing.max_seconds = 0.5;
     return o;
   }
 

@@ -25,7 +25,7 @@ namespace fe = cudnn_frontend;
 using UidMap = std::unordered_map<std::int64_t, void*>;
 
 // Plans the heuristic proposes beyond this are not built: each build can take a while.
-constexpr std::int64_t kMaxPlansTried = 4;
+constexpr std::int64_t kMaxPlansTried = 3;
 constexpr int kSearchRepetitions = 3;
 
 enum Uid : std::int64_t { kQ = 1, kK, kV, kO, kStats, kdO, kdQ, kdK, kdV };

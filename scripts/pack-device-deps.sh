@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Packs what ptxbench needs on the GPU machine (no network there, none of our Debian/PyPI deps)
+# into .deps/device, the one folder a device call carries:
+#   usr/          headers, libraries and CMake configs of nlohmann-json, CLI11, cpp-httplib, fmt,
+#                 yaml-cpp, GoogleTest/GMock and libcurl, laid out like /usr so the configs
+#                 relocate (CMAKE_PREFIX_PATH=.deps/device/usr)
+#   fallback-lib/ libcurl's runtime closure, used only where the machine has no libcurl.so.4
+#   pydeps/       the PyPI parts: TVM-FFI headers and library, cudnn-frontend headers
+#                 (PTXBENCH_PYDEPS=.deps/device/pydeps)
+# With PTXBENCH_PREBUILT=<build dir> (configured from the source snapshot at /opt/ptxb/src, see
+# scripts/gpu-check.sh) it also adds stripped executables, test candidates and the snapshot:
+#   build/        the executables at their paths in the build tree (mounted at /opt/ptxb/build)
+#   src/          `git archive HEAD` (mounted at /opt/ptxb/src)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="$root/.deps/device"
+multiarch=/usr/lib/x86_64-linux-gnu
+rm -rf "$out"
+mkdir -p "$out/usr/include" "$out/usr/lib/x86_64-linux-gnu/cmake" "$out/usr/share/cmake" \
+         "$out/fallback-lib" "$out/pydeps/tvm_ffi/lib"
+
+cp -r /usr/include/nlohmann /usr/include/CLI /usr/include/httplib.h /usr/include/fmt \
+      /usr/include/yaml-cpp /usr/include/gtest /usr/include/gmock "$out/usr/include/"
+cp -r /usr/include/x86_64-linux-gnu/curl "$out/usr/include/"
+cp -a "$multiarch"/libfmt.so* "$multiarch"/libyaml-cpp.so* "$multiarch"/libgtest*.a \
+      "$multiarch"/libgmock*.a "$multiarch"/libcurl.so "$multiarch"/libcurl.so.4* \
+      "$out/usr/lib/x86_64-linux-gnu/"
+cp -r "$multiarch"/cmake/fmt "$multiarch"/cmake/yaml-cpp "$multiarch"/cmake/GTest \
+      "$out/usr/lib/x86_64-linux-gnu/cmake/"
+cp -r /usr/share/cmake/nlohmann_json /usr/share/cmake/CLI11 "$out/usr/share/cmake/"
+
+# libcurl's dependencies, minus the C/C++ runtime every Linux has.
+ldd "$multiarch/libcurl.so.4" | awk '/=>/ {print $3}' |
+  grep -Ev '/(libc|libm|libdl|libpthread|librt|libresolv|libstdc\+\+|libgcc_s)\.so' |
+  while read -r lib; do cp -L "$lib" "$out/fallback-lib/"; done
+
+py="$root/.deps/python"
+cp -r "$py/tvm_ffi/include" "$out/pydeps/tvm_ffi/"
+cp "$py/tvm_ffi/lib/libtvm_ffi.so" "$out/pydeps/tvm_ffi/lib/"
+cp -r "$py/include" "$out/pydeps/include"
+
+if [[ -n "${PTXBENCH_PREBUILT:-}" ]]; then
+  build="$PTXBENCH_PREBUILT"
+  while read -r artefact; do
+    [[ -e "$build/$artefact" ]] || { echo "missing $build/$artefact" >&2; exit 1; }
+    mkdir -p "$out/build/$(dirname "$artefact")"
+    strip --strip-debug -o "$out/build/$artefact" "$build/$artefact"
+  done < <(cd "$build" && ls src/ptxbench src/ptxbench-worker benchmarks/ptxbench-bench-baselines \
+             tests/eval_gpu/eval_gpu_kernels_test tests/eval_gpu/eval_gpu_stages_test \
+             tests/eval_gpu/candidates/*.so tests/eval_worker/eval_worker_test \
+             tests/eval_worker/fake_ptxbench_worker)
+  mkdir -p "$out/src"
+  git -C "$root" archive HEAD | tar -x -C "$out/src"
+fi
+du -sh "$out"
