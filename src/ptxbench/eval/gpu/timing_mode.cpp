@@ -45,6 +45,15 @@ std::string demangle(const std::string& name) {
   return status == 0 && text ? std::string(text.get()) : name;
 }
 
+// "ns::kernel<int>" from "void ns::kernel<int>(float*, int)": what stays the same whichever
+// tool demangled the name, and however it spells the parameters.
+std::string function_name(const std::string& name) {
+  std::string text = demangle(name);
+  text = text.substr(0, text.find('('));
+  if (text.rfind("void ", 0) == 0) text = text.substr(5);
+  return text;
+}
+
 struct Sample {
   int window = 0;
   bool candidate = false;
@@ -80,7 +89,7 @@ class TimingLoop {
         max_clock_mhz_(nvml_.max_sm_clock_mhz().value_or(0)) {
     for (const auto& name : job.candidate_kernels) {
       allowed_.insert(name);
-      allowed_.insert(demangle(name));
+      allowed_functions_.insert(function_name(name));
     }
   }
 
@@ -197,7 +206,8 @@ class TimingLoop {
       if (s.candidate && work != nullptr) {
         for (const auto& name : work->kernel_names) {
           kernels_seen_.insert(name);
-          if (!allowed_.empty() && allowed_.count(name) == 0 && allowed_.count(demangle(name)) == 0)
+          if (!allowed_.empty() && allowed_.count(name) == 0 &&
+              allowed_functions_.count(function_name(name)) == 0)
             foreign_.insert(name);
         }
       }
@@ -242,6 +252,7 @@ class TimingLoop {
   SideResult candidate_;
   SideResult baseline_side_;
   std::set<std::string> allowed_;
+  std::set<std::string> allowed_functions_;
   std::set<std::string> kernels_seen_;
   std::set<std::string> foreign_;
 };

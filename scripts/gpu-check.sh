@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The GPU machine's side of docs/gpu-results: run from the repository root there, with
+# .deps/device carried (scripts/pack-device-deps.sh, PTXBENCH_PREBUILT set). Uses the prebuilt
+# executables when they run on this machine, else builds the snapshot here; then runs the GPU
+# tests, the baselines against PyTorch on the same shapes, candidates back to back through
+# `ptxbench eval` (throughput, repeatability) and the ncu cross-check. One log per step and
+# summary.txt go to $OUT (default ./gpu-check-out).
+#   STEPS="env unit gpu-tests baselines eval ncu" (default: all)
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${OUT:-$root/gpu-check-out}"
+deps="$root/.deps/device"
+steps="${STEPS:-env unit gpu-tests baselines eval ncu}"
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1 CUDA_MODULE_LOADING=LAZY
+
+# The build's absolute paths (baked into executables and tests) resolve here as they did there.
+mkdir -p /opt/ptxb
+ln -sfn "$deps/build" /opt/ptxb/build
+ln -sfn "$deps/src" /opt/ptxb/src
+ln -sfn "$deps/pydeps" /opt/ptxb/pydeps
+
+# PyTorch's own cuDNN and cuBLAS first: the baselines then use the very libraries PyTorch uses.
+torch_libs="$(python3 - <<'PY' 2>/dev/null
+import glob, os, torch
+site = os.path.dirname(os.path.dirname(torch.__file__))
+dirs = {os.path.dirname(p) for n in ("libcudnn.so.9", "libcublasLt.so.*")
+        for p in glob.glob(os.path.join(site, "nvidia", "**", n), recursive=True)}
+print(":".join(sorted(dirs)))
+PY
+)"
+libs="$deps/usr/lib/x86_64-linux-gnu:/opt/ptxb/pydeps/tvm_ffi/lib"
+export LD_LIBRARY_PATH="${torch_libs:+$torch_libs:}$libs:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+ldconfig -p | grep -q 'libcurl.so.4 ' || export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$deps/fallback-lib"
+export PATH="/usr/local/cuda/bin:$PATH"
+
+now_ms() { date +%s%3N; }
+step() {  # name timeout_s command...
+  local name="$1" limit="$2" start rc
+  shift 2
+  start=$(now_ms)
+  timeout "$limit" "$@" >"$out/$name.log" 2>&1
+  rc=$?
+  printf '%-18s rc=%-3s %7.1f s\n' "$name" "$rc" "$(( $(now_ms) - start ))e-3" >>"$out/summary.txt"
+  return $rc
+}
+wants() { [[ " $steps " == *" $1 "* ]]; }
+
+build=/opt/ptxb/build
+worker="$build/src/ptxbench-worker"
+if ! "$worker" info >"$out/prebuilt-check.log" 2>&1; then
+  # The carried executables do not run here: build the same snapshot on this machine.
+  echo "prebuilt executables do not run here; building" >>"$out/summary.txt"
+  build=/tmp/ptxb-build
+  step build 420 bash -c "cmake -S /opt/ptxb/src -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_PREFIX_PATH=$deps/usr -DPTXBENCH_PYDEPS=/opt/ptxb/pydeps && \
+      ninja -C $build -j16 ptxbench ptxbench-worker ptxbench-bench-baselines eval_gpu_kernels_test \
+      eval_gpu_stages_test eval_worker_test fake_ptxbench_worker"
+  worker="$build/src/ptxbench-worker"
+fi
+
+if wants env; then
+  {
+    date -u +%Y-%m-%dT%H:%M:%SZ
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,power.limit \
+      --format=csv
+    nvcc --version | tail -2
+    ncu --version | tail -1
+    compute-sanitizer --version | tail -1
+    python3 -c 'import torch; print("torch", torch.__version__, "cudnn", torch.backends.cudnn.version())'
+    echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+    ldd "$worker" | grep -E 'cudnn|cublas|cupti|curl|tvm|fmt|yaml|not found'
+    "$worker" info
+  } >"$out/env.log" 2>&1
+fi
+
+if wants unit; then
+  step unit 120 "$build/tests/eval_worker/eval_worker_test"
+fi
+
+if wants gpu-tests; then
+  step gpu-kernels 300 "$build/tests/eval_gpu/eval_gpu_kernels_test"
+  step gpu-stages 400 "$build/tests/eval_gpu/eval_gpu_stages_test"
+fi
+
+if wants baselines; then
+  step bench-ours 300 "$build/benchmarks/ptxbench-bench-baselines"
+  cp "$out/bench-ours.log" "$out/ours.jsonl"
+  step bench-torch 300 python3 "$root/benchmarks/torch_baselines.py"
+  cp "$out/bench-torch.log" "$out/torch.jsonl"
+  python3 "$root/benchmarks/compare_baselines.py" "$out/ours.jsonl" "$out/torch.jsonl" \
+    >"$out/baselines.md" 2>&1
+fi
+
+if wants eval || wants ncu; then
+  candidates=/tmp/ptxb-candidates
+  rm -rf "$candidates" /tmp/ptxb-artifacts && mkdir -p "$candidates"
+  for i in 1 2 3 4 5; do
+    cp /opt/ptxb/src/solutions/hopper/gemm_bf16_nt_warp_specialized.cu "$candidates/expert_$i.cu"
+  done
+  cp /opt/ptxb/src/tests/eval_gpu/data/gemm_naive.cu "$candidates/naive.cu"
+  for broken in gemm_wgmma_path_never_taken gemm_tail_writes_past_c; do
+    cp "/opt/ptxb/src/solutions/broken/$broken.cu" "$candidates/$broken.cu"
+  done
+  start=$(now_ms)
+  step eval 480 bash -c "'$build/src/ptxbench' eval $candidates/*.cu --task gemm_n7168_k5120 \
+      --arch hopper --json --tasks-dir /opt/ptxb/src/tasks --keep-artifacts /tmp/ptxb-artifacts \
+      >'$out/evals.json'"
+  total_s="$(( $(now_ms) - start ))e-3"
+  python3 "$root/benchmarks/summarize_evaluations.py" "$out/evals.json" "$total_s" \
+    >"$out/evaluations.md" 2>&1
+fi
+
+if wants ncu; then
+  step ncu 180 python3 "$root/benchmarks/ncu_agreement.py" "$out/evals.json" /tmp/ptxb-artifacts \
+    /opt/ptxb/src/tasks/gemm/gemm_n7168_k5120.json "$worker" expert_1.cu warp_specialized "$out"
+fi
+
+echo "--- summary" && cat "$out/summary.txt"
+for f in baselines.md evaluations.md ncu.log; do
+  [[ -f "$out/$f" ]] && { echo "--- $f"; cat "$out/$f"; }
+done
+for f in gpu-kernels gpu-stages unit; do
+  [[ -f "$out/$f.log" ]] && { echo "--- $f"; grep -E '^\[  (PASSED|FAILED)|FAILED|SKIPPED' "$out/$f.log" | head -20; }
+done
+exit 0
