@@ -74,8 +74,8 @@ TEST(Demo, PlansOneSingleTurnTrajectoryPerFile) {
     return false;
   };
   EXPECT_TRUE(mentions("no_such_task"));
-  EXPECT_TRUE(mentions("gemm_n7168_k5120 on blackwell: no expert solution"));
-  EXPECT_FALSE(mentions("gemm_n7168_k5120 on hopper"));
+  EXPECT_TRUE(mentions("without an expert solution: gemm_n7168_k5120 (blackwell)"));
+  EXPECT_FALSE(mentions("gemm_n7168_k5120 (hopper)"));
 
   // The replay provider answers each trajectory with its own file, fenced as a model would.
   auto reply =

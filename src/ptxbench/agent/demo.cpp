@@ -128,25 +128,27 @@ DemoPlan plan_demo(const std::vector<task::Task>& suite, const SolutionScan& sca
     demo.entries.push_back({.solution = solution, .spec = spec});
     demo.plan.trajectories.push_back(spec);
   }
+  std::vector<std::string> uncovered;
   for (const auto& task : suite) {
     if (!task.core) continue;
     for (auto arch : arch::all()) {
       bool covered = std::any_of(demo.entries.begin(), demo.entries.end(), [&](const DemoEntry& e) {
-        return e.spec.task == &task && e.spec.arch == arch &&
-               e.solution.header.expect == Verdict::kPassed;
+        return e.spec.task == &task && e.spec.arch == arch && e.spec.model == "expert";
       });
-      if (!covered) {
-        demo.notes.push_back(fmt::format("core task {} on {}: no expert solution found", task.name,
-                                         arch::to_string(arch)));
-      }
+      if (!covered) uncovered.push_back(fmt::format("{} ({})", task.name, arch::to_string(arch)));
     }
+  }
+  if (!uncovered.empty()) {
+    demo.notes.push_back(
+        fmt::format("core tasks without an expert solution: {}", fmt::join(uncovered, ", ")));
   }
 
   // One replay provider serves every demo model: the trajectory id picks the reply.
   auto provider = std::make_shared<model::ReplayProvider>(std::move(book));
   nlohmann::json grid_models = nlohmann::json::array();
   for (const auto& model : models) {
-    model::ProviderConfig config{.name = model, .kind = model::ProviderKind::kReplay};
+    model::ProviderConfig config{
+        .name = model, .kind = model::ProviderKind::kReplay, .replay_path = scan.dir};
     config.limits.concurrency = std::max(1, concurrency);
     demo.plan.models.push_back({.config = config, .provider = provider});
     grid_models.push_back(model);
@@ -164,7 +166,13 @@ DemoPlan plan_demo(const std::vector<task::Task>& suite, const SolutionScan& sca
                     {"trajectories", ids},
                     {"contexts", {prompt::to_string(context)}},
                     {"turns", 1}};
-  demo.plan.config = {{"demo", true}, {"solutions", ids}, {"context", prompt::to_string(context)}};
+  nlohmann::json model_records = nlohmann::json::array();
+  for (const auto& slot : demo.plan.models) model_records.push_back(model::to_json(slot.config));
+  std::set<std::string> task_names;
+  for (const auto& entry : demo.entries) task_names.insert(entry.spec.task->name);
+  demo.plan.config = {{"demo", true},        {"models", model_records},
+                      {"tasks", task_names}, {"contexts", {prompt::to_string(context)}},
+                      {"turns", 1},          {"solutions", ids}};
   return demo;
 }
 
@@ -190,8 +198,9 @@ std::string render_demo_table(const std::vector<DemoEntry>& entries,
                               const std::vector<Trajectory>& trajectories) {
   std::map<std::string, const Trajectory*> by_id;
   for (const auto& trajectory : trajectories) by_id[trajectory.info.id] = &trajectory;
-  std::vector<std::vector<std::string>> rows{{"task", "arch", "reply", "expected", "verdict", "",
-                                              "present (SASS)", "executed", "speedup"}};
+  std::vector<std::vector<std::string>> rows{{"task", "arch", "reply", "expected", "verdict",
+                                              "agreement", "present (SASS)", "executed",
+                                              "speedup"}};
   std::vector<std::string> not_run_stages;  // in pipeline order, each once
   std::vector<std::string> not_run_reasons;
   for (const auto& entry : entries) {

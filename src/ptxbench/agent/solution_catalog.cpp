@@ -47,7 +47,7 @@ std::optional<SolutionHeader> parse_solution_header(std::string_view first_line,
 
 SolutionScan scan_solutions(const std::filesystem::path& dir) {
   namespace fs = std::filesystem;
-  SolutionScan scan;
+  SolutionScan scan{.dir = dir};
   std::error_code error;
   if (!fs::is_directory(dir, error)) {
     scan.problems.push_back(fmt::format("{}: no such directory", dir.string()));

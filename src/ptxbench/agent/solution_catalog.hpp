@@ -31,6 +31,7 @@ struct SolutionFile {
 };
 
 struct SolutionScan {
+  std::filesystem::path dir;          // the directory scanned
   std::vector<SolutionFile> files;    // sorted by path
   std::vector<std::string> problems;  // "<file>: <why it was skipped>"
   std::size_t files_seen = 0;         // .cu files looked at
