@@ -2,12 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <map>
 #include <tuple>
 
-#include "ptxbench/config.hpp"
 #include "ptxbench/util/fs.hpp"
+#include "trajectory_builder.hpp"
 
 namespace ptxbench::report {
 namespace {
@@ -77,17 +76,8 @@ TEST(Published, MalformedFilesAreErrorsThatSayWhere) {
   EXPECT_FALSE(read_published({"/nonexistent/published.csv"}));
 }
 
-std::optional<fs::path> shared_published_dir() {
-  if (const char* env = std::getenv("PTXBENCH_PUBLISHED_DIR"); env && *env) return fs::path(env);
-  const fs::path dir =
-      fs::path(config::kSourceDir) / ".." / "shared" / "published" / "ptxbench-2026";
-  std::error_code error;
-  if (fs::is_directory(dir, error)) return dir.lexically_normal();
-  return std::nullopt;
-}
-
 TEST(PublishedSharedFiles, ImportAndMergeConsistently) {
-  const auto dir = shared_published_dir();
+  const auto dir = testing::shared_published_dir();
   if (!dir) {
     GTEST_SKIP() << "the published results are not here (../shared/published/ptxbench-2026 "
                     "beside the source tree, or PTXBENCH_PUBLISHED_DIR); they are not part of "

@@ -5,10 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "ptxbench/config.hpp"
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/process.hpp"
 #include "trajectory_builder.hpp"
@@ -21,15 +19,6 @@ std::optional<fs::path> find_chromium() {
   for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
     if (auto path = util::find_in_path(name)) return path;
   }
-  return std::nullopt;
-}
-
-std::optional<fs::path> shared_published_dir() {
-  if (const char* env = std::getenv("PTXBENCH_PUBLISHED_DIR"); env && *env) return fs::path(env);
-  const fs::path dir =
-      fs::path(config::kSourceDir) / ".." / "shared" / "published" / "ptxbench-2026";
-  std::error_code error;
-  if (fs::is_directory(dir, error)) return dir.lexically_normal();
   return std::nullopt;
 }
 
@@ -72,7 +61,7 @@ TEST_F(ReportInBrowser, CommandWritesAPageThatRendersCleanly) {
                                 "base:tuned",
                                 "--bootstrap",
                                 "500"};
-  if (auto published = shared_published_dir()) {
+  if (auto published = testing::shared_published_dir()) {
     argv.push_back("--published");
     for (const char* f :
          {"correctness_rate_by_release_date.csv",

@@ -71,6 +71,20 @@ TEST(Report, MiniRunKnownAnswersEndToEnd) {
   EXPECT_NEAR(std::stod(gemm_t4->at("verified_lo")), wilson->lo, 1e-12);
   EXPECT_NEAR(std::stod(gemm_t4->at("verified_hi")), wilson->hi, 1e-12);
 
+  // Turn 1 of the gemm cell: one compile error (an undefined identifier) and one reply without
+  // code.
+  bool saw_turn_one = false;
+  for (const auto& row : csv_rows(out.path() / "tables" / "error_taxonomy.csv")) {
+    if (row.at("task") != "gemm_n7168_k5120" || row.at("turn") != "1") continue;
+    saw_turn_one = true;
+    EXPECT_EQ(row.at("COMPILE_ERROR"), "1");
+    EXPECT_EQ(row.at("COMPILE_ERROR_undefined_identifier"), "1");
+    EXPECT_EQ(row.at("COMPILE_ERROR_syntax"), "0");
+    EXPECT_EQ(row.at("NO_CODE"), "1");
+    EXPECT_EQ(row.at("NO_TURN"), "0");
+  }
+  EXPECT_TRUE(saw_turn_one);
+
   for (const auto& row : csv_rows(out.path() / "tables" / "speedup.csv")) {
     if (row.at("task") != "gemm_n7168_k5120" || row.at("t") != "8") continue;
     EXPECT_EQ(row.at("timed"), "2");

@@ -1,11 +1,13 @@
 #include "trajectory_builder.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <tuple>
 
+#include "ptxbench/config.hpp"
 #include "ptxbench/eval/evaluation_json.hpp"
 #include "ptxbench/util/fs.hpp"
 
@@ -185,6 +187,17 @@ std::vector<std::filesystem::path> write_sample_runs(const std::filesystem::path
     write_run(dirs.back(), trajectories);
   }
   return dirs;
+}
+
+std::optional<std::filesystem::path> shared_published_dir() {
+  if (const char* env = std::getenv("PTXBENCH_PUBLISHED_DIR"); env && *env) {
+    return std::filesystem::path(env);
+  }
+  const auto dir =
+      std::filesystem::path(config::kSourceDir) / ".." / "shared" / "published" / "ptxbench-2026";
+  std::error_code error;
+  if (std::filesystem::is_directory(dir, error)) return dir.lexically_normal();
+  return std::nullopt;
 }
 
 TurnSpec passed(double speedup) {

@@ -51,6 +51,10 @@ void write_run(const std::filesystem::path& dir,
 // two run directories. Deterministic.
 std::vector<std::filesystem::path> write_sample_runs(const std::filesystem::path& root);
 
+// The published results of the original research, which are not part of the repository:
+// $PTXBENCH_PUBLISHED_DIR, else ../shared/published/ptxbench-2026 beside the source tree.
+std::optional<std::filesystem::path> shared_published_dir();
+
 // Shorthands for turn lists.
 TurnSpec passed(double speedup);
 TurnSpec fails(eval::Verdict verdict);

@@ -82,7 +82,7 @@ void add_report_command(CLI::App& app, CommandContext& context) {
                   "output directory (default: RUN_DIR/report of the first run)");
   sub->add_option("--turns", flags->turns, "turn limits t of correct@t, verified@t, ...")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000));
   sub->add_option("--compare", flags->compare,
                   "A:B or run=A:B, model=A:B, context=A:B: B beside A with the difference "
                   "(repeatable)");
@@ -95,7 +95,7 @@ void add_report_command(CLI::App& app, CommandContext& context) {
                   "task suite for trajectories that do not record their split");
   sub->add_option("--seed", flags->seed, "bootstrap seed");
   sub->add_option("--bootstrap", flags->resamples, "bootstrap resamples (0: no speedup intervals)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1000000));
   sub->add_flag("--quiet", flags->quiet, "no progress lines");
   sub->callback([flags, &context] { context.exit_code = run_report(*flags); });
 }

@@ -6,6 +6,8 @@
 #include <array>
 #include <utility>
 
+#include "ptxbench/report/svg.hpp"
+
 namespace ptxbench::report {
 namespace {
 
@@ -127,12 +129,12 @@ bool has_content(const ReportPage& page, const Section& section) {
 }
 
 std::string html_table(const Table& table) {
-  std::string out = fmt::format("<h3 id=\"table-{}\">{}</h3>\n<p class=\"desc\">{}</p>\n",
-                                html_escape(table.name), html_escape(table.title),
-                                html_escape(table.description));
+  std::string out =
+      fmt::format("<h3 id=\"table-{}\">{}</h3>\n<p class=\"desc\">{}</p>\n", xml_escape(table.name),
+                  xml_escape(table.title), xml_escape(table.description));
   if (table.rows.size() > kOpenTableRows) {
     out += fmt::format("<details><summary>{} rows (also tables/{}.csv)</summary>\n{}</details>\n",
-                       table.rows.size(), html_escape(table.name), to_html(table));
+                       table.rows.size(), xml_escape(table.name), to_html(table));
   } else {
     out += to_html(table);
   }
@@ -146,13 +148,13 @@ std::string render_html(const ReportPage& page) {
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       "<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<main>\n<h1>{}</h1>\n",
-      html_escape(page.title), kStyle, html_escape(page.title));
+      xml_escape(page.title), kStyle, xml_escape(page.title));
   for (const auto& fact : page.facts)
-    out += fmt::format("<p class=\"facts\">{}</p>\n", html_escape(fact));
+    out += fmt::format("<p class=\"facts\">{}</p>\n", xml_escape(fact));
   out += "<nav>";
   for (const auto& section : sections()) {
     if (has_content(page, section)) {
-      out += fmt::format("<a href=\"#{}\">{}</a>", section.id, html_escape(section.title));
+      out += fmt::format("<a href=\"#{}\">{}</a>", section.id, xml_escape(section.title));
     }
   }
   out += "<a href=\"#method\">Method</a></nav>\n";
@@ -161,7 +163,7 @@ std::string render_html(const ReportPage& page) {
         "<details class=\"warnings\"><summary>{} warning(s) while reading</summary><ul>\n",
         page.warnings.size());
     for (std::size_t i = 0; i < page.warnings.size() && i < kShownWarnings; ++i) {
-      out += fmt::format("<li>{}</li>\n", html_escape(page.warnings[i]));
+      out += fmt::format("<li>{}</li>\n", xml_escape(page.warnings[i]));
     }
     if (page.warnings.size() > kShownWarnings) {
       out += fmt::format("<li>… and {} more (report.json lists all)</li>\n",
@@ -171,8 +173,7 @@ std::string render_html(const ReportPage& page) {
   }
   for (const auto& section : sections()) {
     if (!has_content(page, section)) continue;
-    out +=
-        fmt::format("<section id=\"{}\">\n<h2>{}</h2>\n", section.id, html_escape(section.title));
+    out += fmt::format("<section id=\"{}\">\n<h2>{}</h2>\n", section.id, xml_escape(section.title));
     const auto plots = plots_of(page, section);
     if (!plots.empty()) {
       out += "<div class=\"figures\">\n";
@@ -184,7 +185,7 @@ std::string render_html(const ReportPage& page) {
   }
   out += "<section id=\"method\">\n<h2>Method</h2>\n<dl class=\"method\">\n";
   for (const auto& [term, text] : method_notes(page)) {
-    out += fmt::format("<dt>{}</dt><dd>{}</dd>\n", html_escape(term), html_escape(text));
+    out += fmt::format("<dt>{}</dt><dd>{}</dd>\n", xml_escape(term), xml_escape(text));
   }
   out +=
       "</dl>\n<p class=\"desc\">Every table is also in <code>tables/</code> as CSV and JSON, "

@@ -9,6 +9,7 @@
 
 namespace ptxbench::report {
 
+// Escapes text for XML and HTML content and attribute values (control characters dropped).
 std::string xml_escape(std::string_view text);
 
 struct Point {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "ptxbench/report/csv.hpp"
+#include "ptxbench/report/svg.hpp"
 #include "ptxbench/util/check.hpp"
 
 namespace ptxbench::report {
@@ -208,37 +209,10 @@ std::string to_markdown(const Table& table) {
   return out;
 }
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 namespace {
 std::string html_cell(const Cell& cell, const Column& column) {
   const auto* m = cell.measure();
-  if (!m || !m->value) return html_escape(display(cell, column));
+  if (!m || !m->value) return xml_escape(display(cell, column));
   std::string out = fmt::format("<span class=\"v\">{}</span>", number(*m->value, column.decimals));
   if (m->interval) {
     out +=
@@ -254,9 +228,8 @@ std::string html_cell(const Cell& cell, const Column& column) {
 std::string to_html(const Table& table) {
   std::string out = "<div class=\"table-wrap\"><table>\n<thead><tr>";
   for (const auto& column : table.columns) {
-    out +=
-        fmt::format("<th title=\"{}\"{}>{}</th>", html_escape(column.description),
-                    right_aligned(column.kind) ? " class=\"num\"" : "", html_escape(column.name));
+    out += fmt::format("<th title=\"{}\"{}>{}</th>", xml_escape(column.description),
+                       right_aligned(column.kind) ? " class=\"num\"" : "", xml_escape(column.name));
   }
   out += "</tr></thead>\n<tbody>\n";
   for (const auto& row : table.rows) {

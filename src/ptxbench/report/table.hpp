@@ -80,6 +80,5 @@ std::string to_html(const Table& table);
 
 // The page form of one cell: "0.75 [0.47, 0.91] 9/12", "1.23 [1.01, 1.40] n=7", "–".
 std::string display(const Cell& cell, const Column& column);
-std::string html_escape(std::string_view text);
 
 }  // namespace ptxbench::report

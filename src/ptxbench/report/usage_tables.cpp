@@ -14,11 +14,16 @@ Table error_taxonomy_table(const ReportData& data) {
       .description =
           "How each turn ended, counted over the trajectories of a cell. NO_TURN: the trajectory "
           "had ended before this turn (a target reached or a provider failure). NOT_RUN means the "
-          "GPU stages did not run and is never counted as a pass.",
+          "GPU stages did not run and is never counted as a pass. COMPILE_ERROR_<kind> splits "
+          "COMPILE_ERROR by the kind of the compiler's first error line.",
       .columns = with_key(integer("turn", "turn number"), integer("n", "trajectories"))};
   for (const auto& outcome : kOutcomes) {
     table.columns.push_back(
         integer(std::string(outcome_name(outcome)), std::string(outcome_meaning(outcome))));
+  }
+  for (auto kind : kAllCompileErrorKinds) {
+    table.columns.push_back(integer(fmt::format("COMPILE_ERROR_{}", to_string(kind)),
+                                    "compile errors whose first error line is of this kind"));
   }
   for (const auto& [key, set] : data.cells) {
     const int last = last_turn(set);
@@ -27,6 +32,7 @@ Table error_taxonomy_table(const ReportData& data) {
       auto row = key_cells(key);
       append(row, {std::int64_t{turn}, std::int64_t{b.trajectories}});
       for (int c : b.outcomes) row.emplace_back(std::int64_t{c});
+      for (int c : b.compile_errors) row.emplace_back(std::int64_t{c});
       table.add_row(std::move(row));
     }
   }
