@@ -18,16 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-Json optional_json(const std::optional<std::int64_t>& value) {
-  return value ? Json(*value) : Json(nullptr);
-}
-
-std::optional<std::int64_t> optional_int(const Json& object, const char* key) {
-  if (object.contains(key) && object[key].is_number_integer())
-    return object[key].get<std::int64_t>();
-  return std::nullopt;
-}
-
 fs::path sidecar_path(const fs::path& response) {
   return response.parent_path() / ("." + response.stem().string() + ".json");
 }
@@ -102,10 +92,7 @@ void RunDirectory::save_reply(const std::string& id, int turn, const model::Repl
   Json details{{"content_hash", util::hash_hex(reply.content)},
                {"reasoning_content",
                 reply.reasoning_content ? Json(*reply.reasoning_content) : Json(nullptr)},
-               {"usage",
-                {{"prompt_tokens", optional_json(reply.usage.prompt_tokens)},
-                 {"completion_tokens", optional_json(reply.usage.completion_tokens)},
-                 {"reasoning_tokens", optional_json(reply.usage.reasoning_tokens)}}},
+               {"usage", to_json(reply.usage)},
                {"latency_s", reply.latency_s},
                {"finish_reason", reply.finish_reason},
                {"model", reply.model},
@@ -134,12 +121,7 @@ std::optional<model::Reply> RunDirectory::load_saved_reply(const std::string& id
   if (details.contains("reasoning_content") && details["reasoning_content"].is_string()) {
     reply.reasoning_content = details["reasoning_content"].get<std::string>();
   }
-  if (details.contains("usage") && details["usage"].is_object()) {
-    const Json& usage = details["usage"];
-    reply.usage = model::Usage{.prompt_tokens = optional_int(usage, "prompt_tokens"),
-                               .completion_tokens = optional_int(usage, "completion_tokens"),
-                               .reasoning_tokens = optional_int(usage, "reasoning_tokens")};
-  }
+  if (details.contains("usage")) reply.usage = usage_from_json(details["usage"]);
   return reply;
 }
 

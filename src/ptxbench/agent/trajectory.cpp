@@ -21,14 +21,8 @@ Json optional_json(const std::optional<std::int64_t>& value) {
 
 std::optional<std::int64_t> optional_int(const Json& object, const char* key) {
   auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return std::nullopt;
+  if (it == object.end() || !it->is_number_integer()) return std::nullopt;
   return it->get<std::int64_t>();
-}
-
-Json usage_to_json(const model::Usage& usage) {
-  return {{"prompt_tokens", optional_json(usage.prompt_tokens)},
-          {"completion_tokens", optional_json(usage.completion_tokens)},
-          {"reasoning_tokens", optional_json(usage.reasoning_tokens)}};
 }
 
 Json info_to_json(const TrajectoryInfo& info) {
@@ -98,7 +92,7 @@ TrajectoryMessage message_from_json(const Json& json) {
 
 Json turn_to_json(const TurnRecord& turn) {
   return {{"turn", turn.turn},
-          {"usage", usage_to_json(turn.usage)},
+          {"usage", to_json(turn.usage)},
           {"latency_s", turn.latency_s},
           {"cost_usd", turn.cost_usd ? Json(*turn.cost_usd) : Json(nullptr)},
           {"code_hash", turn.code_hash ? Json(*turn.code_hash) : Json(nullptr)},
@@ -109,10 +103,7 @@ Json turn_to_json(const TurnRecord& turn) {
 TurnRecord turn_from_json(const Json& json) {
   TurnRecord turn;
   turn.turn = json.at("turn").get<int>();
-  const Json& usage = json.at("usage");
-  turn.usage = model::Usage{.prompt_tokens = optional_int(usage, "prompt_tokens"),
-                            .completion_tokens = optional_int(usage, "completion_tokens"),
-                            .reasoning_tokens = optional_int(usage, "reasoning_tokens")};
+  turn.usage = usage_from_json(json.at("usage"));
   turn.latency_s = json.value("latency_s", 0.0);
   if (json.contains("cost_usd") && json["cost_usd"].is_number()) {
     turn.cost_usd = json["cost_usd"].get<double>();
@@ -154,6 +145,19 @@ std::optional<TrajectoryStatus> parse_trajectory_status(std::string_view name) {
     if (kStatusNames[i] == name) return static_cast<TrajectoryStatus>(i);
   }
   return std::nullopt;
+}
+
+Json to_json(const model::Usage& usage) {
+  return {{"prompt_tokens", optional_json(usage.prompt_tokens)},
+          {"completion_tokens", optional_json(usage.completion_tokens)},
+          {"reasoning_tokens", optional_json(usage.reasoning_tokens)}};
+}
+
+model::Usage usage_from_json(const Json& json) {
+  if (!json.is_object()) return {};
+  return model::Usage{.prompt_tokens = optional_int(json, "prompt_tokens"),
+                      .completion_tokens = optional_int(json, "completion_tokens"),
+                      .reasoning_tokens = optional_int(json, "reasoning_tokens")};
 }
 
 Json to_json(const Trajectory& trajectory) {

@@ -84,6 +84,9 @@ struct Trajectory {
 };
 
 nlohmann::json to_json(const Trajectory& trajectory);
+// {"prompt_tokens", "completion_tokens", "reasoning_tokens"}, null where unknown.
+nlohmann::json to_json(const model::Usage& usage);
+model::Usage usage_from_json(const nlohmann::json& json);
 util::Expected<Trajectory> trajectory_from_json(const nlohmann::json& json);
 
 // ISO-8601 UTC with seconds, e.g. "2026-11-29T15:00:00Z".
