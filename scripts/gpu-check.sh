@@ -14,11 +14,14 @@ steps="${STEPS:-env unit gpu-tests baselines eval ncu}"
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1 CUDA_MODULE_LOADING=LAZY
 
-# The build's absolute paths (baked into executables and tests) resolve here as they did there.
-mkdir -p /opt/ptxb
-ln -sfn "$deps/build" /opt/ptxb/build
-ln -sfn "$deps/src" /opt/ptxb/src
-ln -sfn "$deps/pydeps" /opt/ptxb/pydeps
+# The prebuilt tree was configured at /opt/ptxb/root (a `git archive` of the commit, with its
+# build in build-b1 and the PyPI parts in .deps/python): recreate that layout so the absolute
+# paths baked into executables and tests resolve here as they did there.
+tree=/opt/ptxb/root
+rm -rf "$tree" && mkdir -p /opt/ptxb && cp -a "$deps/src" "$tree"
+mkdir -p "$tree/.deps"
+ln -sfn "$deps/pydeps" "$tree/.deps/python"
+ln -sfn "$deps/build" "$tree/build-b1"
 
 # PyTorch's own cuDNN and cuBLAS first: the baselines then use the very libraries PyTorch uses.
 torch_libs="$(python3 - <<'PY' 2>/dev/null
@@ -29,7 +32,7 @@ dirs = {os.path.dirname(p) for n in ("libcudnn.so.9", "libcublasLt.so.*")
 print(":".join(sorted(dirs)))
 PY
 )"
-libs="$deps/usr/lib/x86_64-linux-gnu:/opt/ptxb/pydeps/tvm_ffi/lib"
+libs="$deps/usr/lib/x86_64-linux-gnu:$tree/.deps/python/tvm_ffi/lib"
 export LD_LIBRARY_PATH="${torch_libs:+$torch_libs:}$libs:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 ldconfig -p | grep -q 'libcurl.so.4 ' || export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$deps/fallback-lib"
 export PATH="/usr/local/cuda/bin:$PATH"
@@ -46,14 +49,13 @@ step() {  # name timeout_s command...
 }
 wants() { [[ " $steps " == *" $1 "* ]]; }
 
-build=/opt/ptxb/build
+build="$tree/build-b1"
 worker="$build/src/ptxbench-worker"
 if ! "$worker" info >"$out/prebuilt-check.log" 2>&1; then
   # The carried executables do not run here: build the same snapshot on this machine.
   echo "prebuilt executables do not run here; building" >>"$out/summary.txt"
-  build=/tmp/ptxb-build
-  step build 420 bash -c "cmake -S /opt/ptxb/src -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_PREFIX_PATH=$deps/usr -DPTXBENCH_PYDEPS=/opt/ptxb/pydeps && \
+  build="$tree/build-device"
+  step build 420 bash -c "cmake -S $tree -B $build -G Ninja -DCMAKE_PREFIX_PATH=$deps/usr && \
       ninja -C $build -j16 ptxbench ptxbench-worker ptxbench-bench-baselines eval_gpu_kernels_test \
       eval_gpu_stages_test eval_worker_test fake_ptxbench_worker"
   worker="$build/src/ptxbench-worker"
@@ -79,14 +81,14 @@ if wants unit; then
 fi
 
 if wants gpu-tests; then
-  step gpu-kernels 300 "$build/tests/eval_gpu/eval_gpu_kernels_test"
-  step gpu-stages 400 "$build/tests/eval_gpu/eval_gpu_stages_test"
+  step gpu-kernels 150 "$build/tests/eval_gpu/eval_gpu_kernels_test"
+  step gpu-stages 240 "$build/tests/eval_gpu/eval_gpu_stages_test"
 fi
 
 if wants baselines; then
-  step bench-ours 300 "$build/benchmarks/ptxbench-bench-baselines"
+  step bench-ours 150 "$build/benchmarks/ptxbench-bench-baselines"
   cp "$out/bench-ours.log" "$out/ours.jsonl"
-  step bench-torch 300 python3 "$root/benchmarks/torch_baselines.py"
+  step bench-torch 120 python3 "$root/benchmarks/torch_baselines.py"
   cp "$out/bench-torch.log" "$out/torch.jsonl"
   python3 "$root/benchmarks/compare_baselines.py" "$out/ours.jsonl" "$out/torch.jsonl" \
     >"$out/baselines.md" 2>&1
@@ -96,15 +98,14 @@ if wants eval || wants ncu; then
   candidates=/tmp/ptxb-candidates
   rm -rf "$candidates" /tmp/ptxb-artifacts && mkdir -p "$candidates"
   for i in 1 2 3 4 5; do
-    cp /opt/ptxb/src/solutions/hopper/gemm_bf16_nt_warp_specialized.cu "$candidates/expert_$i.cu"
+    cp $tree/solutions/hopper/gemm_bf16_nt_warp_specialized.cu "$candidates/expert_$i.cu"
   done
-  cp /opt/ptxb/src/tests/eval_gpu/data/gemm_naive.cu "$candidates/naive.cu"
-  for broken in gemm_wgmma_path_never_taken gemm_tail_writes_past_c; do
-    cp "/opt/ptxb/src/solutions/broken/$broken.cu" "$candidates/$broken.cu"
+  for broken in gemm_wgmma_path_never_taken; do
+    cp "$tree/solutions/broken/$broken.cu" "$candidates/$broken.cu"
   done
   start=$(now_ms)
-  step eval 480 bash -c "'$build/src/ptxbench' eval $candidates/*.cu --task gemm_n7168_k5120 \
-      --arch hopper --json --tasks-dir /opt/ptxb/src/tasks --keep-artifacts /tmp/ptxb-artifacts \
+  step eval 300 bash -c "'$build/src/ptxbench' eval $candidates/*.cu --task gemm_n7168_k5120 \
+      --arch hopper --json --tasks-dir $tree/tasks --keep-artifacts /tmp/ptxb-artifacts \
       >'$out/evals.json'"
   total_s="$(( $(now_ms) - start ))e-3"
   python3 "$root/benchmarks/summarize_evaluations.py" "$out/evals.json" "$total_s" \
@@ -112,8 +113,8 @@ if wants eval || wants ncu; then
 fi
 
 if wants ncu; then
-  step ncu 180 python3 "$root/benchmarks/ncu_agreement.py" "$out/evals.json" /tmp/ptxb-artifacts \
-    /opt/ptxb/src/tasks/gemm/gemm_n7168_k5120.json "$worker" expert_1.cu warp_specialized "$out"
+  step ncu 90 python3 "$root/benchmarks/ncu_agreement.py" "$out/evals.json" /tmp/ptxb-artifacts \
+    $tree/tasks/gemm/gemm_n7168_k5120.json "$worker" expert_1.cu warp_specialized "$out"
 fi
 
 echo "--- summary" && cat "$out/summary.txt"

@@ -5,12 +5,14 @@
 #                 yaml-cpp, GoogleTest/GMock and libcurl, laid out like /usr so the configs
 #                 relocate (CMAKE_PREFIX_PATH=.deps/device/usr)
 #   fallback-lib/ libcurl's runtime closure, used only where the machine has no libcurl.so.4
-#   pydeps/       the PyPI parts: TVM-FFI headers and library, cudnn-frontend headers
-#                 (PTXBENCH_PYDEPS=.deps/device/pydeps)
-# With PTXBENCH_PREBUILT=<build dir> (configured from the source snapshot at /opt/ptxb/src, see
-# scripts/gpu-check.sh) it also adds stripped executables, test candidates and the snapshot:
-#   build/        the executables at their paths in the build tree (mounted at /opt/ptxb/build)
-#   src/          `git archive HEAD` (mounted at /opt/ptxb/src)
+#   pydeps/       the PyPI parts: TVM-FFI headers and library, cudnn-frontend headers, the
+#                 wheels' cuobjdump/nvdisasm (PTXBENCH_PYDEPS=.deps/device/pydeps)
+# With PTXBENCH_PREBUILT=<build dir> it also adds stripped executables, test candidates and the
+# source they were built from. The build must come from `git archive HEAD` extracted at
+# /opt/ptxb/root (build dir /opt/ptxb/root/build-b1, .deps/python beside it), the layout
+# scripts/gpu-check.sh recreates on the GPU machine:
+#   build/        the executables at their paths in the build tree
+#   src/          `git archive HEAD`
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$root/.deps/device"
@@ -38,6 +40,8 @@ py="$root/.deps/python"
 cp -r "$py/tvm_ffi/include" "$out/pydeps/tvm_ffi/"
 cp "$py/tvm_ffi/lib/libtvm_ffi.so" "$out/pydeps/tvm_ffi/lib/"
 cp -r "$py/include" "$out/pydeps/include"
+mkdir -p "$out/pydeps/nvidia/cu13"
+cp -r "$py/nvidia/cu13/bin" "$out/pydeps/nvidia/cu13/"  # cuobjdump, nvdisasm of the wheels
 
 if [[ -n "${PTXBENCH_PREBUILT:-}" ]]; then
   build="$PTXBENCH_PREBUILT"
