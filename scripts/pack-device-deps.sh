@@ -8,11 +8,11 @@
 #   pydeps/       the PyPI parts: TVM-FFI headers and library, cudnn-frontend headers, the
 #                 wheels' cuobjdump/nvdisasm (PTXBENCH_PYDEPS=.deps/device/pydeps)
 # With PTXBENCH_PREBUILT=<build dir> it also adds stripped executables, test candidates and the
-# source they were built from. The build must come from `git archive HEAD` extracted at
+# sources they were built from. The build must come from `git archive HEAD` extracted at
 # /opt/ptxb/root (build dir /opt/ptxb/root/build-b1, .deps/python beside it), the layout
 # scripts/gpu-check.sh recreates on the GPU machine:
 #   build/        the executables at their paths in the build tree
-#   src/          `git archive HEAD`
+#   src/          the sources of that build
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$root/.deps/device"
@@ -53,7 +53,9 @@ if [[ -n "${PTXBENCH_PREBUILT:-}" ]]; then
              tests/eval_gpu/eval_gpu_kernels_test tests/eval_gpu/eval_gpu_stages_test \
              tests/eval_gpu/candidates/*.so tests/eval_worker/eval_worker_test \
              tests/eval_worker/fake_ptxbench_worker)
+  # The sources the build was configured from (the /opt/ptxb/root snapshot), not the work tree.
+  source_dir="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")"
   mkdir -p "$out/src"
-  git -C "$root" archive HEAD | tar -x -C "$out/src"
+  tar -C "$source_dir" --exclude="./$(basename "$build")" --exclude=./.deps -cf - . | tar -x -C "$out/src"
 fi
 du -sh "$out"
