@@ -3,15 +3,18 @@
 # .deps/device carried (scripts/pack-device-deps.sh, PTXBENCH_PREBUILT set). Uses the prebuilt
 # executables when they run on this machine, else builds the snapshot here; then runs the GPU
 # tests, the baselines against PyTorch on the same shapes, candidates back to back through
-# `ptxbench eval` (throughput, repeatability) and the ncu cross-check. One log per step and
-# summary.txt go to $OUT (default ./gpu-check-out).
+# `ptxbench eval` (throughput, repeatability) and the ncu cross-check. One log per step goes to
+# a work folder, archived into $OUT/logs.tar.gz after every step (a device call returns at most
+# eight files); the summary and the result tables are also copied to $OUT (default ./gpu-check-out).
 #   STEPS="env unit gpu-tests baselines eval ncu" (default: all)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-out="${OUT:-$root/gpu-check-out}"
+results="${OUT:-$root/gpu-check-out}"
+out=/tmp/gpu-check
 deps="$root/.deps/device"
 steps="${STEPS:-env unit gpu-tests baselines eval ncu}"
-mkdir -p "$out"
+rm -rf "$out" && mkdir -p "$out" "$results"
+archive() { tar -czf "$results/logs.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"; }
 export PYTHONUNBUFFERED=1 CUDA_MODULE_LOADING=LAZY
 
 # The prebuilt tree was configured at /opt/ptxb/root (a `git archive` of the commit, with its
@@ -45,6 +48,7 @@ step() {  # name timeout_s command...
   timeout "$limit" "$@" >"$out/$name.log" 2>&1
   rc=$?
   printf '%-18s rc=%-3s %7.1f s\n' "$name" "$rc" "$(( $(now_ms) - start ))e-3" >>"$out/summary.txt"
+  archive
   return $rc
 }
 wants() { [[ " $steps " == *" $1 "* ]]; }
@@ -117,6 +121,10 @@ if wants ncu; then
     $tree/tasks/gemm/gemm_n7168_k5120.json "$worker" expert_1.cu warp_specialized "$out"
 fi
 
+archive
+for f in summary.txt baselines.md evaluations.md ncu.log evals.json; do
+  [[ -f "$out/$f" ]] && cp "$out/$f" "$results/"
+done
 echo "--- summary" && cat "$out/summary.txt"
 for f in baselines.md evaluations.md ncu.log; do
   [[ -f "$out/$f" ]] && { echo "--- $f"; cat "$out/$f"; }
