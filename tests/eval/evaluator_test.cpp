@@ -90,7 +90,10 @@ class FakeGpu final : public GpuStages {
   std::filesystem::path seen_object;
   std::size_t seen_kernels = 0;
 
+  int availability_checks = 0;
+
   bool available(arch::Arch, std::string& why) override {
+    ++availability_checks;
     if (!present) why = "no sm_90a GPU (found: none)";
     return present;
   }
@@ -241,6 +244,17 @@ TEST_F(EvaluatorTest, GpuStagesGetTheInspectedObject) {
   EXPECT_EQ(gpu->seen_kernels, 1u);
   EXPECT_EQ(e.verdict, Verdict::kPassed);
   EXPECT_THAT(e.message, HasSubstr("correct"));
+}
+
+TEST_F(EvaluatorTest, GpuAvailabilityIsAskedOncePerArch) {
+  auto gpu = std::make_shared<FakeGpu>();
+  gpu->present = false;
+  Evaluator evaluator({}, tools_, gpu);
+  for (int i = 0; i < 3; ++i) {
+    auto e = evaluator.evaluate(task_, arch::Arch::kHopper, reply("int v;"));
+    EXPECT_THAT(e.message, HasSubstr("no sm_90a GPU (found: none)")) << i;
+  }
+  EXPECT_EQ(gpu->availability_checks, 1);
 }
 
 TEST_F(EvaluatorTest, DisabledGpuStagesAreNotAsked) {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cctype>
 #include <ctime>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -104,6 +105,21 @@ struct Evaluator::Impl {
   std::atomic<int> next_candidate{0};
   std::once_flag toolchain_once;
   std::optional<StaticContext> context;
+  // Whether a GPU runs each arch's code, asked once: the answer does not change while we run.
+  std::mutex gpu_mutex;
+  std::map<arch::Arch, std::pair<bool, std::string>> gpu_availability;
+
+  bool gpu_available(arch::Arch arch, std::string& why) {
+    std::lock_guard lock(gpu_mutex);
+    auto it = gpu_availability.find(arch);
+    if (it == gpu_availability.end()) {
+      std::string reason;
+      const bool available = gpu->available(arch, reason);
+      it = gpu_availability.emplace(arch, std::pair{available, reason}).first;
+    }
+    why = it->second.second;
+    return it->second.first;
+  }
 
   const StaticContext& static_context() {
     std::call_once(toolchain_once, [this] {
@@ -203,7 +219,7 @@ std::vector<Evaluation> Evaluator::evaluate_many(const task::Task& task, arch::A
     const bool any_compiled =
         std::any_of(outcomes.begin(), outcomes.end(),
                     [](const StaticOutcome& o) { return o.compiled.has_value(); });
-    available = any_compiled && impl_->gpu->available(arch, why_not);
+    available = any_compiled && impl_->gpu_available(arch, why_not);
     if (!available && why_not.empty())
       why_not = fmt::format("no GPU that runs {} code", arch::info(arch).sm);
   }
