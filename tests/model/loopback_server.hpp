@@ -5,8 +5,8 @@
 
 #include <chrono>
 #include <functional>
-#include <stdexcept>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
