@@ -17,7 +17,10 @@ namespace {
 class SeriesStyles {
  public:
   explicit SeriesStyles(const ReportData& data) : varying_(data.varying) {
-    for (const auto& [key, set] : data.series) labels_.push_back(label(key));
+    for (const auto& [key, set] : data.series) {
+      auto name = label(key);
+      if (std::find(labels_.begin(), labels_.end(), name) == labels_.end()) labels_.push_back(name);
+    }
   }
   std::string label(const GroupKey& key) const {
     GroupKey series = key;

@@ -106,11 +106,9 @@ json options_json(const ReportOptions& options, const std::vector<RunSummary>& r
            {{"resamples", options.bootstrap_resamples}, {"seed", options.bootstrap_seed}}}};
 }
 
-}  // namespace
-
-util::Expected<ReportPaths> write_report(const std::vector<fs::path>& run_dirs,
-                                         const ReportOptions& options) {
-  if (auto problem = check_options(run_dirs, options)) return *problem;
+// Reads, groups and compares: everything the tables and plots are views of.
+util::Expected<ReportData> gather(const std::vector<fs::path>& run_dirs,
+                                  const ReportOptions& options) {
   Prices prices;
   if (!options.prices_file.empty()) {
     auto loaded = Prices::load(options.prices_file);
@@ -146,8 +144,10 @@ util::Expected<ReportPaths> write_report(const std::vector<fs::path>& run_dirs,
     data.comparisons.push_back(std::move(*comparison));
   }
   data.published = std::move(published);
-  if (options.progress) options.progress("computing tables and plots");
+  return data;
+}
 
+ReportPage page_of(const ReportData& data, const ReportOptions& options) {
   ReportPage page{.tables = build_tables(data),
                   .plots = build_plots(data),
                   .bootstrap_resamples = options.bootstrap_resamples,
@@ -161,21 +161,15 @@ util::Expected<ReportPaths> write_report(const std::vector<fs::path>& run_dirs,
                                    fmt::join(data.turn_limits, ", "), agent::utc_timestamp(),
                                    config::kVersion));
   page.warnings = data.runs.warnings;
+  return page;
+}
 
-  ReportPaths paths{
-      .out_dir = options.out_dir.empty() ? run_dirs.front() / "report" : options.out_dir,
-      .trajectories = data.runs.trajectories.size(),
-      .warnings = data.runs.warnings};
-  std::error_code error;
-  fs::create_directories(paths.out_dir, error);
-  if (error)
-    return invalid(fmt::format("{}: cannot create: {}", paths.out_dir.string(), error.message()));
-  remove_previous_report(paths.out_dir);
-
+// Writes every file of the page into paths.out_dir, report.json last (it lists the others).
+void write_files(const ReportPage& page, const json& options, ReportPaths& paths) {
   json report{{"ptxbench_report_format", kReportFormat},
               {"ptxbench_version", config::kVersion},
-              {"options", options_json(options, data.runs.runs)},
-              {"warnings", data.runs.warnings},
+              {"options", options},
+              {"warnings", page.warnings},
               {"tables", json::object()},
               {"plots", json::array()},
               {"files", json::array()}};
@@ -200,6 +194,29 @@ util::Expected<ReportPaths> write_report(const std::vector<fs::path>& run_dirs,
   paths.json = paths.out_dir / "report.json";
   report["files"].push_back("report.json");
   util::write_file_atomic(paths.json, report.dump(1));
+}
+
+}  // namespace
+
+util::Expected<ReportPaths> write_report(const std::vector<fs::path>& run_dirs,
+                                         const ReportOptions& options) {
+  if (auto problem = check_options(run_dirs, options)) return *problem;
+  auto data = gather(run_dirs, options);
+  if (!data) return data.error();
+  if (options.progress) options.progress("computing tables and plots");
+  const ReportPage page = page_of(*data, options);
+
+  ReportPaths paths{
+      .out_dir = options.out_dir.empty() ? run_dirs.front() / "report" : options.out_dir,
+      .trajectories = data->runs.trajectories.size(),
+      .warnings = data->runs.warnings};
+  std::error_code error;
+  fs::create_directories(paths.out_dir, error);
+  if (error) {
+    return invalid(fmt::format("{}: cannot create: {}", paths.out_dir.string(), error.message()));
+  }
+  remove_previous_report(paths.out_dir);
+  write_files(page, options_json(options, data->runs.runs), paths);
   return paths;
 }
 
