@@ -180,6 +180,20 @@ TEST(TaskParse, JsonSyntaxErrorNamesTheFile) {
   EXPECT_THAT(task.error().message, HasSubstr("broken.json: JSON: "));
 }
 
+TEST(TaskParse, DuplicateKeysAreReportedNotSilentlyDropped) {
+  auto text = valid_task().dump();
+  // Two inputs named "A": JSON keeps one, the task file had a mistake.
+  const auto at = text.find("\"Z\":");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 4, "\"A\":");
+  auto task = parse_task(text, "dup.json");
+  ASSERT_FALSE(task.has_value());
+  EXPECT_THAT(task.error().message, HasSubstr("dup.json: inputs: key 'A' appears twice"));
+  auto nested = parse_task(R"({"name": "a", "name": "b"})", "top.json");
+  ASSERT_FALSE(nested.has_value());
+  EXPECT_THAT(nested.error().message, HasSubstr("top.json: (top level): key 'name' appears twice"));
+}
+
 TEST(TaskParse, TopLevelMustBeAnObject) {
   auto task = parse_task("[1, 2]", "list.json");
   ASSERT_FALSE(task.has_value());

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -339,16 +340,51 @@ void check_op_type(Task& task, Problems& problems) {
   }
 }
 
+// JSON allows a key twice in one object and keeps only one value; in a task file that hides a
+// mistake (two inputs named "A"), so the parser reports it. Arrays do not appear in the path.
+class DuplicateKeys {
+ public:
+  bool operator()(int /*depth*/, nlohmann::detail::parse_event_t event, Json& parsed) {
+    using Event = nlohmann::detail::parse_event_t;
+    if (event == Event::object_start) {
+      seen_.emplace_back();
+      keys_.emplace_back();
+    } else if (event == Event::object_end && !seen_.empty()) {
+      seen_.pop_back();
+      keys_.pop_back();
+    } else if (event == Event::key && !seen_.empty() && parsed.is_string()) {
+      auto key = parsed.get<std::string>();
+      if (!seen_.back().insert(key).second) {
+        const std::vector<std::string> path(keys_.begin(), keys_.end() - 1);
+        found_.push_back(
+            {path.empty() ? "(top level)" : fmt::format("{}", fmt::join(path, ".")), key});
+      }
+      keys_.back() = std::move(key);
+    }
+    return true;
+  }
+  const std::vector<std::pair<std::string, std::string>>& found() const { return found_; }
+
+ private:
+  std::vector<std::set<std::string>> seen_;
+  std::vector<std::string> keys_;
+  std::vector<std::pair<std::string, std::string>> found_;  // (field, key)
+};
+
 }  // namespace
 
 util::Expected<Task> parse_task(std::string_view json_text, const std::filesystem::path& source) {
   Problems problems(source.string());
   Json json;
+  DuplicateKeys duplicates;
   try {
-    json = Json::parse(json_text);
+    json = Json::parse(json_text, std::ref(duplicates));
   } catch (const Json::parse_error& e) {
     problems.add("JSON", e.what());
     return util::make_error(problems.joined());
+  }
+  for (const auto& [field, key] : duplicates.found()) {
+    problems.add(field, fmt::format("key '{}' appears twice", key));
   }
   if (!json.is_object()) {
     problems.add("(top level)", "must be a JSON object");
