@@ -14,6 +14,7 @@
 #include "ptxbench/eval/gpu/device_info.hpp"
 #include "ptxbench/eval/gpu/gpu_timer.hpp"
 #include "ptxbench/eval/gpu/l2_flush.hpp"
+#include "ptxbench/eval/gpu/nvml_clocks.hpp"
 #include "ptxbench/eval/worker/worker_gpu_stages.hpp"
 
 namespace {
@@ -66,7 +67,8 @@ double flops(const worker::WorkerJob& job) {
   return job.op_type == "mha_bwd" ? 2.5 * forward : forward;
 }
 
-nlohmann::json measure(worker::WorkerJob job, cudaStream_t stream, gpu::L2Flusher& flusher) {
+nlohmann::json measure(worker::WorkerJob job, cudaStream_t stream, gpu::L2Flusher& flusher,
+                       const gpu::NvmlDevice& nvml) {
   job.cache_dir = worker::default_baseline_cache_dir();
   auto baseline = gpu::make_baseline(job, stream);
   if (!baseline)
@@ -90,6 +92,7 @@ nlohmann::json measure(worker::WorkerJob job, cudaStream_t stream, gpu::L2Flushe
           {"median_ms", median},
           {"min_ms", times.front()},
           {"tflops", flops(job) / (median * 1e-3) / 1e12},
+          {"sm_clock_mhz_after", nvml.sm_clock_mhz().value_or(0)},
           {"baseline", baseline.value()->describe()}};
 }
 
@@ -101,6 +104,7 @@ int main() {
   std::printf("%s\n", nlohmann::json{{"device", info.as_toolchain()}}.dump().c_str());
   gpu::CudaStream stream;
   gpu::L2Flusher flusher;
+  gpu::NvmlDevice nvml(0);
   std::vector<worker::WorkerJob> jobs = {gemm(8192, 8192, 8192),
                                          gemm(4096, 7168, 5120),
                                          gemm(8192, 2048, 7168),
@@ -110,7 +114,7 @@ int main() {
                                          attention(false, 4, 48, 4096, 128, true),
                                          attention(true, 4, 48, 4096, 128, true)};
   for (const auto& job : jobs) {
-    nlohmann::json row = measure(job, stream.get(), flusher);
+    nlohmann::json row = measure(job, stream.get(), flusher, nvml);
     std::printf("%s\n", row.dump().c_str());
     std::fflush(stdout);
   }

@@ -37,7 +37,8 @@ PY
 )"
 libs="$deps/usr/lib/x86_64-linux-gnu:$tree/.deps/python/tvm_ffi/lib"
 export LD_LIBRARY_PATH="${torch_libs:+$torch_libs:}$libs:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-ldconfig -p | grep -q 'libcurl.so.4 ' || export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$deps/fallback-lib"
+# The carried libcurl is Debian's: its dependencies come with it (last, after everything else).
+export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$deps/fallback-lib"
 export PATH="/usr/local/cuda/bin:$PATH"
 
 now_ms() { date +%s%3N; }

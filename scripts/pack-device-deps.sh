@@ -4,7 +4,7 @@
 #   usr/          headers, libraries and CMake configs of nlohmann-json, CLI11, cpp-httplib, fmt,
 #                 yaml-cpp, GoogleTest/GMock and libcurl, laid out like /usr so the configs
 #                 relocate (CMAKE_PREFIX_PATH=.deps/device/usr)
-#   fallback-lib/ libcurl's runtime closure, used only where the machine has no libcurl.so.4
+#   fallback-lib/ the runtime dependencies of the carried libcurl (searched last)
 #   pydeps/       the PyPI parts: TVM-FFI headers and library, cudnn-frontend headers, the
 #                 wheels' cuobjdump/nvdisasm (PTXBENCH_PYDEPS=.deps/device/pydeps)
 # With PTXBENCH_PREBUILT=<build dir> it also adds stripped executables, test candidates and the

@@ -11,8 +11,7 @@
 
 #include "ptxbench/eval/gpu/cuda_check.hpp"
 #include "ptxbench/eval/gpu/device_info.hpp"
-#include "ptxbench/eval/gpu/gpu_timer.hpp"
-#include "ptxbench/eval/gpu/l2_flush.hpp"
+#include "ptxbench/eval/gpu/fastest_choice.hpp"
 #include "ptxbench/eval/gpu/tensor_kernels.hpp"
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/hash.hpp"
@@ -23,7 +22,8 @@ namespace {
 // cuBLAS recommends 32 MiB of workspace on Hopper.
 constexpr std::size_t kWorkspaceBytes = 32u << 20;
 constexpr int kHeuristicCandidates = 16;
-constexpr int kSearchRepetitions = 5;
+constexpr int kSearchRounds = 10;
+constexpr double kKeepHeuristicWithin = 0.01;
 
 template <class Handle, cublasStatus_t (*Destroy)(Handle)>
 class LtObject {
@@ -176,6 +176,11 @@ class CublasLtGemm final : public Baseline {
         c_layout_.get(), pref.get(), kHeuristicCandidates, results.data(), &returned));
     PTXBENCH_CHECK(returned > 0, "cuBLASLt proposes no algorithm for this GEMM");
 
+    std::vector<std::size_t> usable;  // heuristic ranks the library can run
+    for (int i = 0; i < returned; ++i) {
+      if (results[i].state == CUBLAS_STATUS_SUCCESS) usable.push_back(static_cast<std::size_t>(i));
+    }
+    PTXBENCH_CHECK(!usable.empty(), "cuBLASLt can run none of its proposed algorithms");
     DeviceBuffer a(static_cast<std::size_t>(shape_.m * shape_.k) * 2);
     DeviceBuffer b(static_cast<std::size_t>(shape_.n * shape_.k) * 2);
     DeviceBuffer c(static_cast<std::size_t>(shape_.m * shape_.n) * 2);
@@ -183,29 +188,16 @@ class CublasLtGemm final : public Baseline {
                 1, stream);
     fill_random(b.data(), task::DType::kBFloat16, shape_.n * shape_.k, task::Distribution::kNormal,
                 2, stream);
-    L2Flusher flusher;
-    EventTimer timer;
-    best_ms_ = -1;
-    tried_ = 0;
-    for (int i = 0; i < returned; ++i) {
-      if (results[i].state != CUBLAS_STATUS_SUCCESS) continue;
-      ++tried_;
-      matmul(a.data(), b.data(), c.data(), results[i].algo, stream);  // warm-up
-      std::vector<double> times;
-      for (int r = 0; r < kSearchRepetitions; ++r) {
-        flusher.flush(stream);
-        timer.start(stream);
-        matmul(a.data(), b.data(), c.data(), results[i].algo, stream);
-        times.push_back(timer.stop_ms(stream));
-      }
-      std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-      double median = times[times.size() / 2];
-      if (best_ms_ < 0 || median < best_ms_) {
-        best_ms_ = median;
-        best_rank_ = i;
-        algo_ = results[i].algo;
-      }
-    }
+    FastestChoice choice = choose_fastest(
+        usable.size(),
+        [&](std::size_t i, cudaStream_t s) {
+          matmul(a.data(), b.data(), c.data(), results[usable[i]].algo, s);
+        },
+        kSearchRounds, kKeepHeuristicWithin, stream);
+    tried_ = static_cast<int>(usable.size());
+    best_rank_ = static_cast<int>(usable[choice.index]);
+    best_ms_ = choice.median_ms[choice.index];
+    algo_ = results[usable[choice.index]].algo;
     description_ =
         fmt::format("cuBLASLt bf16 NT, best of {} heuristic algorithms (rank {}, {:.4f} ms)",
                     tried_, best_rank_ + 1, best_ms_);

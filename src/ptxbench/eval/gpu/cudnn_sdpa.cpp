@@ -12,8 +12,7 @@
 
 #include "ptxbench/eval/gpu/cuda_check.hpp"
 #include "ptxbench/eval/gpu/device_info.hpp"
-#include "ptxbench/eval/gpu/gpu_timer.hpp"
-#include "ptxbench/eval/gpu/l2_flush.hpp"
+#include "ptxbench/eval/gpu/fastest_choice.hpp"
 #include "ptxbench/eval/gpu/tensor_kernels.hpp"
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/hash.hpp"
@@ -26,7 +25,8 @@ using UidMap = std::unordered_map<std::int64_t, void*>;
 
 // Plans the heuristic proposes beyond this are not built: each build can take a while.
 constexpr std::int64_t kMaxPlansTried = 3;
-constexpr int kSearchRepetitions = 3;
+constexpr int kSearchRounds = 7;
+constexpr double kKeepHeuristicWithin = 0.01;
 
 enum Uid : std::int64_t { kQ = 1, kK, kV, kO, kStats, kdO, kdQ, kdK, kdV };
 
@@ -153,12 +153,7 @@ class SdpaPlan {
     }
   }
 
-  void execute(UidMap& pointers, cudaStream_t stream) {
-    cudnnStatus_t status = cudnnSetStream(handle_, stream);
-    PTXBENCH_CHECK(status == CUDNN_STATUS_SUCCESS, cudnnGetErrorString(status));
-    fe_check(graph_->execute_plan_at_index(handle_, pointers, workspace_.data(), plan_index_),
-             "execute");
-  }
+  void execute(UidMap& pointers, cudaStream_t stream) { run_plan(plan_index_, pointers, stream); }
 
   std::string describe() const {
     return fmt::format("cuDNN SDPA plan {} ({}, {:.4f} ms)", plan_name_,
@@ -192,35 +187,36 @@ class SdpaPlan {
     workspace_ = DeviceBuffer(static_cast<std::size_t>(bytes));
   }
 
+  void run_plan(std::int64_t index, UidMap& pointers, cudaStream_t stream) {
+    cudnnStatus_t status = cudnnSetStream(handle_, stream);
+    PTXBENCH_CHECK(status == CUDNN_STATUS_SUCCESS, cudnnGetErrorString(status));
+    fe_check(graph_->execute_plan_at_index(handle_, pointers, workspace_.data(), index), "execute");
+  }
+
+  // Builds up to kMaxPlansTried of the heuristic's plans and keeps the fastest (choose_fastest).
   void search(UidMap& scratch, cudaStream_t stream) {
-    L2Flusher flusher;
-    EventTimer timer;
+    std::vector<std::int64_t> built;
+    std::vector<std::string> names;
+    std::int64_t workspace_bytes = 0;
     std::int64_t count = std::min(graph_->get_execution_plan_count(), kMaxPlansTried);
-    std::int64_t best = -1;
     for (std::int64_t i = 0; i < count; ++i) {
       std::string name;
+      std::int64_t bytes = 0;
       if (!graph_->get_plan_name_at_index(i, name).is_good()) continue;
       if (!graph_->build_plan_at_index(handle_, i).is_good()) continue;
-      select(i, name);
-      ++tried_;
-      execute(scratch, stream);  // warm-up
-      std::vector<double> times;
-      for (int r = 0; r < kSearchRepetitions; ++r) {
-        flusher.flush(stream);
-        timer.start(stream);
-        execute(scratch, stream);
-        times.push_back(timer.stop_ms(stream));
-      }
-      std::sort(times.begin(), times.end());
-      if (best < 0 || times[times.size() / 2] < best_ms_) {
-        best = i;
-        best_ms_ = times[times.size() / 2];
-      }
+      if (!graph_->get_workspace_size_plan_at_index(i, bytes).is_good()) continue;
+      built.push_back(i);
+      names.push_back(name);
+      workspace_bytes = std::max(workspace_bytes, bytes);
     }
-    PTXBENCH_CHECK(best >= 0, "cuDNN built none of the SDPA plans its heuristic proposed");
-    std::string name;
-    fe_check(graph_->get_plan_name_at_index(best, name), "plan name");
-    select(best, name);
+    PTXBENCH_CHECK(!built.empty(), "cuDNN built none of the SDPA plans its heuristic proposed");
+    workspace_ = DeviceBuffer(static_cast<std::size_t>(workspace_bytes));
+    FastestChoice choice = choose_fastest(
+        built.size(), [&](std::size_t k, cudaStream_t s) { run_plan(built[k], scratch, s); },
+        kSearchRounds, kKeepHeuristicWithin, stream);
+    tried_ = static_cast<int>(built.size());
+    best_ms_ = choice.median_ms[choice.index];
+    select(built[choice.index], names[choice.index]);
   }
 
   std::shared_ptr<fe::graph::Graph> graph_;
