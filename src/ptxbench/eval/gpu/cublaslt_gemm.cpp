@@ -23,7 +23,9 @@ namespace {
 constexpr std::size_t kWorkspaceBytes = 32u << 20;
 constexpr int kHeuristicCandidates = 16;
 constexpr int kSearchRounds = 10;
-constexpr double kKeepHeuristicWithin = 0.01;
+// Another choice must beat the library's first by more than run-to-run noise under sustained
+// load (measured: medians of one GEMM moved by 5% between runs on a power-capped H200).
+constexpr double kKeepHeuristicWithin = 0.03;
 
 template <class Handle, cublasStatus_t (*Destroy)(Handle)>
 class LtObject {

@@ -26,7 +26,9 @@ using UidMap = std::unordered_map<std::int64_t, void*>;
 // Plans the heuristic proposes beyond this are not built: each build can take a while.
 constexpr std::int64_t kMaxPlansTried = 3;
 constexpr int kSearchRounds = 7;
-constexpr double kKeepHeuristicWithin = 0.01;
+// Another choice must beat the library's first by more than run-to-run noise under sustained
+// load (measured: medians of one GEMM moved by 5% between runs on a power-capped H200).
+constexpr double kKeepHeuristicWithin = 0.03;
 
 enum Uid : std::int64_t { kQ = 1, kK, kV, kO, kStats, kdO, kdQ, kdK, kdV };
 

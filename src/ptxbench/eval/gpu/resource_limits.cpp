@@ -7,11 +7,11 @@
 
 namespace ptxbench::eval::gpu {
 
-std::optional<std::uint64_t> virtual_memory_bytes() {
+std::optional<std::uint64_t> data_segment_bytes() {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind("VmSize:", 0) == 0) {
+    if (line.rfind("VmData:", 0) == 0) {
       return std::stoull(line.substr(7)) * 1024;  // the file gives kB
     }
   }
@@ -19,10 +19,10 @@ std::optional<std::uint64_t> virtual_memory_bytes() {
 }
 
 bool limit_host_memory(std::uint64_t budget_bytes) {
-  auto current = virtual_memory_bytes();
+  auto current = data_segment_bytes();
   if (!current) return false;
   rlimit limit{*current + budget_bytes, *current + budget_bytes};
-  return ::setrlimit(RLIMIT_AS, &limit) == 0;
+  return ::setrlimit(RLIMIT_DATA, &limit) == 0;
 }
 
 DeviceMemoryCap::DeviceMemoryCap(std::uint64_t budget_bytes) {

@@ -1,6 +1,9 @@
-// Limits an untrusted worker puts on itself before it loads a candidate. Host memory: RLIMIT_AS
-// cannot be set before CUDA starts (the driver reserves a large virtual address range), so the
-// worker sets it after its own setup to what is mapped plus a budget. Device memory: the worker
+// Limits an untrusted worker puts on itself before it loads a candidate. Host memory: CUDA
+// reserves large virtual ranges (at start, and for every stream-ordered memory pool), so an
+// address-space limit (RLIMIT_AS) breaks it even when set after start-up (measured: the naive
+// attention backward's cudaMallocAsync failed with "out of memory"). The worker limits its data
+// segment instead (RLIMIT_DATA: private writable mappings, which is what malloc uses and what
+// address reservations are not), to what it already uses plus a budget. Device memory: the worker
 // reserves all free device memory beyond the budget, so the candidate's allocations fail there.
 #pragma once
 #include <cstdint>
@@ -10,10 +13,10 @@
 
 namespace ptxbench::eval::gpu {
 
-// Current virtual size of this process (bytes), from /proc/self/status.
-std::optional<std::uint64_t> virtual_memory_bytes();
+// Current data segment of this process (bytes): VmData in /proc/self/status.
+std::optional<std::uint64_t> data_segment_bytes();
 
-// RLIMIT_AS = current virtual size + budget. False when it could not be set.
+// RLIMIT_DATA = current data segment + budget. False when it could not be set.
 bool limit_host_memory(std::uint64_t budget_bytes);
 
 // Holds the device memory a candidate may not use. Invariant: `reserved_` is released with it.

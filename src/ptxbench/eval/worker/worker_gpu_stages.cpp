@@ -103,7 +103,7 @@ struct WorkerGpuStages::Run {
     WorkerJob job = self.configure(make_job(task, smallest_workload(task)), candidate);
     job.trials = 1;
     job.exchange_dir.clear();  // the sanitized run hands nothing over
-    // The tool needs address space of its own after the worker's setup: no RLIMIT_AS here.
+    // The tool's shadow memory grows after the worker's setup: no host-memory limit here.
     job.extra["host_memory_budget_bytes"] = 0;
     job.extra["call_timeout_ms"] =
         std::chrono::duration_cast<std::chrono::milliseconds>(self.options_.candidate_timeout)
