@@ -163,7 +163,9 @@ class TimingLoop {
   std::optional<std::string> sample(bool candidate, bool measured) {
     Sample s{.window = next_window_++, .candidate = candidate};
     flusher_.flush(stream_);
-    if (use_blocker_) blocker_.block(stream_);
+    // Not for warm-up calls: a first call may load modules, which waits for the GPU.
+    bool blocked = use_blocker_ && measured;
+    if (blocked) blocker_.block(stream_);
     trace_.begin_window(s.window, candidate);
     timer_.start(stream_);
     std::optional<util::Error> raised;
@@ -182,7 +184,7 @@ class TimingLoop {
     }
     if (raised) return "run() raised during timing: " + raised->message;
     if (!device_error.empty()) return "GPU failure during timing: " + device_error;
-    if (use_blocker_ && blocker_.timed_out()) {
+    if (blocked && blocker_.timed_out()) {
       use_blocker_ = false;  // run() waits for the GPU itself: measure without the blocker
       s.discarded = true;
     }

@@ -43,7 +43,8 @@ TimingJudgement judge_timing(const nlohmann::json& reply, double task_flops) {
                             describe(*out.candidate), describe(*out.baseline), *out.speedup,
                             out.tflops ? fmt::format(", {:.1f} TFLOP/s", *out.tflops) : "");
   if (!reply.value("blocking_kernel", true)) {
-    out.message += "; run() synchronises, so launch overhead is included";
+    out.message +=
+        "; run() waits for the GPU itself, so calls were timed without the blocking kernel";
   }
   return out;
 }

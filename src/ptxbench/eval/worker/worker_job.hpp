@@ -29,7 +29,7 @@ struct TensorDesc {
 
 struct TimingOptions {
   int min_samples = 10;
-  int max_samples = 2000;
+  int max_samples = 1000;
   double target_relative_noise = 0.005;  // stop when IQR / median falls below this
   double max_seconds = 4.0;              // per measured function (candidate and baseline each)
   double throttle_clock_ratio = 0.75;    // a sample whose SM clock is below this share of the
