@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 #include "gpu_test_support.hpp"
@@ -134,6 +135,10 @@ TEST_P(BrokenGemm, GetsItsVerdictAndTheNextCandidateStillPasses) {
   const Broken& want = GetParam();
   auto start = std::chrono::steady_clock::now();
   Evaluation bad = evaluate(gemm_task(), want.name);
+  // Printed for the record (docs/gpu-results): the verdict and reason a user would see.
+  std::printf("%s -> %s: %s (%.1f s)\n", want.name, std::string(to_string(bad.verdict)).c_str(),
+              bad.message.c_str(),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   EXPECT_EQ(bad.verdict, want.verdict) << bad.message;
   EXPECT_NE(bad.message.find(want.message_part), std::string::npos) << bad.message;
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
@@ -178,6 +183,13 @@ TEST_P(NaiveAttention, MatchesCudnn) {
   const AttentionCase& c = GetParam();
   Evaluation e = evaluate(attention_task(c.backward, c.causal), c.name);
   EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  for (const auto& w : e.workloads) {
+    for (const auto& o : w.outputs) {
+      std::printf("%s %s %s: max abs error %.3g, max rel error %.3g, matched %.6f\n", c.name,
+                  w.workload.c_str(), o.name.c_str(), o.max_abs_error, o.max_rel_error,
+                  o.matched_ratio);
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, NaiveAttention,
