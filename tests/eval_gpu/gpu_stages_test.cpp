@@ -152,7 +152,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Broken{"gemm_hang", Verdict::kTimeout, "did not finish"},
                       Broken{"gemm_oom", Verdict::kRuntimeError, "memory"},
                       Broken{"gemm_abort", Verdict::kRuntimeError, "signal"},
-                      Broken{"gemm_host_oom", Verdict::kRuntimeError, "run()"},
+                      Broken{"gemm_host_oom", Verdict::kRuntimeError, "host memory"},
                       Broken{"gemm_unwritten", Verdict::kIncorrectShape, "never written"},
                       Broken{"gemm_half_written", Verdict::kIncorrectNumerical, "output C"},
                       Broken{"gemm_modifies_a", Verdict::kInputsModified, "A"}),

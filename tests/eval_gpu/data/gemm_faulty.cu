@@ -13,6 +13,7 @@
 #include <tvm/ffi/function.h>
 
 #include <cstdlib>
+#include <cstring>
 
 namespace {
 
@@ -70,11 +71,12 @@ void run(tvm::ffi::TensorView a, tvm::ffi::TensorView b, tvm::ffi::TensorView c)
 #elif defined(GEMM_ABORT)
   std::abort();
 #elif defined(GEMM_HOST_OOM)
-  // Within the machine's memory, beyond the worker's host budget (16 GiB): only the limit stops it.
-  auto* hoard = new char[std::size_t{64} << 30];
-  hoard[0] = 1;
-  hoard[(std::size_t{64} << 30) - 1] = 1;
-  rows = hoard[0] + hoard[(std::size_t{64} << 30) - 1] == 2 ? m : 0;
+  // Within the machine's memory, beyond the worker's host budget (16 GiB): only the limit stops
+  // it. Every page is touched: memory that is only reserved costs nothing.
+  constexpr std::size_t kHoard = std::size_t{64} << 30;
+  auto* hoard = new char[kHoard];
+  std::memset(hoard, 1, kHoard);
+  rows = hoard[kHoard - 1] == 1 ? m : 0;
   delete[] hoard;
 #elif defined(GEMM_UNWRITTEN)
   return;

@@ -132,9 +132,9 @@ int run_candidate_mode(const std::vector<worker::WorkerJob>& jobs) {
     print_reply(ReplyStatus::kRuntimeError, library.error().message);
     return 0;
   }
-  std::uint64_t budget = host_memory_budget(jobs.front());
   nlohmann::json body;
-  body["host_memory_limited"] = budget > 0 && limit_host_memory(budget);
+  auto host_memory = guard_host_memory(jobs.front());
+  body["host_memory_budget_bytes"] = host_memory_budget(jobs.front());
   CandidateRun run(jobs, library.value());
   try {
     if (auto failure = run.run_all(body)) {

@@ -302,8 +302,8 @@ int run_timing_mode(const worker::WorkerJob& job) {
     return 0;
   }
   nlohmann::json body;
-  std::uint64_t budget = host_memory_budget(job);
-  body["host_memory_limited"] = budget > 0 && limit_host_memory(budget);
+  auto host_memory = guard_host_memory(job);
+  body["host_memory_budget_bytes"] = host_memory_budget(job);
   TimingLoop loop(job, library.value(), *baseline.value(), tensors, baseline_outputs, stream.get());
   DeviceMemoryCap cap;  // after the harness's own allocations
   if (job.device_memory_limit_bytes > 0) cap = DeviceMemoryCap(job.device_memory_limit_bytes);

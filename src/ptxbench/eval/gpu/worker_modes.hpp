@@ -8,11 +8,13 @@
 // The `probe` mode (executed-instruction proof) lives in probe_mode.hpp.
 #pragma once
 #include <chrono>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "ptxbench/eval/worker/host_memory_guard.hpp"
 #include "ptxbench/eval/worker/worker_job.hpp"
 #include "ptxbench/eval/worker/worker_reply.hpp"
 #include "ptxbench/util/check.hpp"
@@ -46,5 +48,9 @@ T expect_value(util::Expected<T>&& expected, std::string_view what) {
 std::chrono::milliseconds call_timeout(const worker::WorkerJob& job);  // "call_timeout_ms": 20 s
 std::uint64_t host_memory_budget(
     const worker::WorkerJob& job);  // "host_memory_budget_bytes": 16 GiB
+
+// Watches the process's resident host memory against the job's budget (none when it is 0); on a
+// breach it prints a RUNTIME_ERROR reply and ends the process.
+std::unique_ptr<worker::HostMemoryGuard> guard_host_memory(const worker::WorkerJob& job);
 
 }  // namespace ptxbench::eval::gpu

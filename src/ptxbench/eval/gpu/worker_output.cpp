@@ -1,6 +1,9 @@
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "ptxbench/eval/gpu/worker_modes.hpp"
@@ -42,6 +45,20 @@ std::chrono::milliseconds call_timeout(const worker::WorkerJob& job) {
 
 std::uint64_t host_memory_budget(const worker::WorkerJob& job) {
   return job.extra.value("host_memory_budget_bytes", std::uint64_t{16} << 30);
+}
+
+std::unique_ptr<worker::HostMemoryGuard> guard_host_memory(const worker::WorkerJob& job) {
+  std::uint64_t budget = host_memory_budget(job);
+  if (budget == 0) return nullptr;
+  return std::make_unique<worker::HostMemoryGuard>(budget, [budget](std::uint64_t resident) {
+    constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+    print_reply(
+        worker::ReplyStatus::kRuntimeError,
+        fmt::format("the worker's resident host memory reached {:.1f} GiB, over the "
+                    "candidate's budget of {:.1f} GiB",
+                    static_cast<double>(resident) / kGiB, static_cast<double>(budget) / kGiB));
+    std::_Exit(0);
+  });
 }
 
 }  // namespace ptxbench::eval::gpu
