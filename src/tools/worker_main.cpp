@@ -9,14 +9,10 @@
 #include <iterator>
 #include <string>
 
+#include "ptxbench/eval/gpu/probe_mode.hpp"
 #include "ptxbench/eval/gpu/worker_modes.hpp"
 #include "ptxbench/eval/worker/worker_job.hpp"
 #include "ptxbench/util/fs.hpp"
-
-#if __has_include("ptxbench/eval/gpu/probe_mode.hpp")
-#include "ptxbench/eval/gpu/probe_mode.hpp"
-#define PTXBENCH_WORKER_HAS_PROBE 1
-#endif
 
 namespace {
 
@@ -51,9 +47,8 @@ int run_mode(const std::string& mode, const std::string& job_file) {
 
 int main(int argc, char** argv) {
   gpu::reserve_reply_channel();
-#ifdef PTXBENCH_WORKER_HAS_PROBE
+  // The probe parses its own arguments (eval/gpu/probe_mode.hpp).
   if (argc >= 2 && std::string(argv[1]) == "probe") return gpu::run_probe_mode(argc, argv);
-#endif
   CLI::App app{"ptxbench-worker: runs candidate kernels on the GPU for ptxbench"};
   std::string mode;
   std::string job_file;
