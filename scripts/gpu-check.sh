@@ -6,13 +6,17 @@
 # `ptxbench eval` (throughput, repeatability) and the ncu cross-check. One log per step goes to
 # a work folder, archived into $OUT/logs.tar.gz after every step (a device call returns at most
 # eight files); the summary and the result tables are also copied to $OUT (default ./gpu-check-out).
-#   STEPS="env unit gpu-tests baselines eval ncu" (default: all)
+#   STEPS="env unit gpu-tests baselines eval ncu verdicts demo" (default: the first six)
+#   verdicts: the executed-instruction proof, every control and every solution through
+#             `ptxbench eval`, in parallel shards (they assert verdicts; their timings are unused)
+#   demo:     `ptxbench demo` alone on the GPU (its speedups are recorded)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 results="${OUT:-$root/gpu-check-out}"
 out=/tmp/gpu-check
 deps="$root/.deps/device"
 steps="${STEPS:-env unit gpu-tests baselines eval ncu}"
+shard_limit_s="${SHARD_LIMIT_S:-400}"
 rm -rf "$out" && mkdir -p "$out" "$results"
 archive() { tar -czf "$results/logs.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"; }
 export PYTHONUNBUFFERED=1 CUDA_MODULE_LOADING=LAZY
@@ -123,6 +127,24 @@ if wants ncu; then
     $tree/tasks/gemm/gemm_n7168_k5120.json "$worker" expert_1.cu warp_specialized "$out"
 fi
 
+if wants verdicts; then
+  start=$(now_ms)
+  shard() {  # name executable total index
+    GTEST_TOTAL_SHARDS="$3" GTEST_SHARD_INDEX="$4" timeout "$shard_limit_s" "$2" >"$out/$1.log" 2>&1
+    printf '%-18s rc=%-3s\n' "$1" "$?" >>"$out/summary.txt"
+  }
+  shard proof "$build/tests/eval_proof/eval_proof_gpu_tests" 1 0 &
+  for i in 0 1 2; do shard "controls-$i" "$build/tests/controls/controls_eval_test" 3 "$i" & done
+  for i in 0 1; do shard "solutions-$i" "$build/tests/solutions/solutions_eval_test" 2 "$i" & done
+  wait
+  printf '%-18s %7.1f s\n' verdicts "$(( $(now_ms) - start ))e-3" >>"$out/summary.txt"
+  archive
+fi
+
+if wants demo; then
+  step demo 300 "$build/src/ptxbench" demo --out "$out/demo-run"
+fi
+
 archive
 for f in summary.txt baselines.md evaluations.md ncu.log evals.json; do
   [[ -f "$out/$f" ]] && cp "$out/$f" "$results/"
@@ -131,7 +153,8 @@ echo "--- summary" && cat "$out/summary.txt"
 for f in baselines.md evaluations.md ncu.log; do
   [[ -f "$out/$f" ]] && { echo "--- $f"; cat "$out/$f"; }
 done
-for f in gpu-kernels gpu-stages unit; do
-  [[ -f "$out/$f.log" ]] && { echo "--- $f"; grep -E '^\[  (PASSED|FAILED)|FAILED|SKIPPED' "$out/$f.log" | head -20; }
+[[ -f "$out/demo.log" ]] && { echo "--- demo"; tail -40 "$out/demo.log"; }
+for f in gpu-kernels gpu-stages unit proof controls-0 controls-1 controls-2 solutions-0 solutions-1; do
+  [[ -f "$out/$f.log" ]] && { echo "--- $f"; grep -E '^\[  (PASSED|FAILED)|FAILED|SKIPPED|Failure|got ' "$out/$f.log" | head -30; }
 done
 exit 0

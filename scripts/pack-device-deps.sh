@@ -7,7 +7,8 @@
 #   fallback-lib/ the runtime dependencies of the carried libcurl (searched last)
 #   pydeps/       the PyPI parts: TVM-FFI headers and library, cudnn-frontend headers, the
 #                 wheels' cuobjdump/nvdisasm (PTXBENCH_PYDEPS=.deps/device/pydeps)
-# With PTXBENCH_PREBUILT=<build dir> it also adds stripped executables, test candidates and the
+# With PTXBENCH_PREBUILT=<build dir> it also adds stripped executables (PTXBENCH_PREBUILT_ARTEFACTS,
+# paths relative to the build dir, overrides the default list), test candidates and the
 # sources they were built from. The build must come from `git archive HEAD` extracted at
 # /opt/ptxb/root (build dir /opt/ptxb/root/build-b1, .deps/python beside it), the layout
 # scripts/gpu-check.sh recreates on the GPU machine:
@@ -49,10 +50,10 @@ if [[ -n "${PTXBENCH_PREBUILT:-}" ]]; then
     [[ -e "$build/$artefact" ]] || { echo "missing $build/$artefact" >&2; exit 1; }
     mkdir -p "$out/build/$(dirname "$artefact")"
     strip --strip-debug -o "$out/build/$artefact" "$build/$artefact"
-  done < <(cd "$build" && ls src/ptxbench src/ptxbench-worker benchmarks/ptxbench-bench-baselines \
-             tests/eval_gpu/eval_gpu_kernels_test tests/eval_gpu/eval_gpu_stages_test \
-             tests/eval_gpu/candidates/*.so tests/eval_worker/eval_worker_test \
-             tests/eval_worker/fake_ptxbench_worker)
+  done < <(cd "$build" && ls ${PTXBENCH_PREBUILT_ARTEFACTS:-src/ptxbench src/ptxbench-worker \
+             benchmarks/ptxbench-bench-baselines tests/eval_gpu/eval_gpu_kernels_test \
+             tests/eval_gpu/eval_gpu_stages_test tests/eval_gpu/candidates/*.so \
+             tests/eval_worker/eval_worker_test tests/eval_worker/fake_ptxbench_worker})
   # The sources the build was configured from (the /opt/ptxb/root snapshot), not the work tree.
   source_dir="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")"
   mkdir -p "$out/src"
