@@ -173,6 +173,7 @@ ExecutionProof judge_execution(const sass::SassModule& module,
   }
 
   std::vector<std::string> messages;
+  std::vector<std::string> method_lines;
   for (const std::string& family : reported_families(module, kernels, requested)) {
     FamilyEvidence evidence;
     evidence.family = family;
@@ -180,16 +181,18 @@ ExecutionProof judge_execution(const sass::SassModule& module,
     std::int64_t executed = 0;
     double flops = 0;
     bool flops_known = true;
-    bool unmeasured = false;  // a kernel holding the family has no conclusive count
+    bool unmeasured = false;        // a kernel holding the family has no conclusive count
+    std::set<std::string> methods;  // what measured its executions
     for (const auto& kernel : module.kernels) {
       const std::int64_t present = value_or_zero(kernel.family_counts, family);
       evidence.static_count += present;
       const auto it = by_name.find(kernel.name);
       const KernelExecution* execution = it == by_name.end() ? nullptr : it->second;
-      if (execution == nullptr || execution->evidence == ExecutionEvidence::kInconclusive) {
+      if (execution == nullptr || !execution->measures(family)) {
         unmeasured = unmeasured || present > 0;
         continue;
       }
+      if (value_or_zero(execution->executions, family) > 0) methods.insert(execution->method);
       executed += value_or_zero(execution->executions, family);
       if (const auto f = execution->tensor_core_flops.find(family);
           f != execution->tensor_core_flops.end()) {
@@ -219,6 +222,12 @@ ExecutionProof judge_execution(const sass::SassModule& module,
       evidence.substantial = true;
     }
 
+    if (evidence.requested && !evidence.substantial && evidence.executed_count) {
+      proof.requested_measured_short = true;
+    }
+    if (evidence.requested && !methods.empty() && methods.count("probe") == 0) {
+      method_lines.push_back(family + ": executions measured by ncu (the probe was inconclusive)");
+    }
     if (evidence.requested && !evidence.substantial) {
       if (evidence.static_count == 0 && executed == 0) {
         messages.push_back(family + ": not present in the binary");
@@ -246,6 +255,7 @@ ExecutionProof judge_execution(const sass::SassModule& module,
       messages.push_back(kernel.kernel + ": " + kernel.note);
     }
   }
+  messages.insert(messages.end(), method_lines.begin(), method_lines.end());
   for (const auto& line : messages) {
     if (!proof.message.empty()) proof.message += '\n';
     proof.message += line;

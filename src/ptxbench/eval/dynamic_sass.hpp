@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +61,14 @@ struct KernelExecution {
   std::map<std::string, double> tensor_core_flops;  // family -> FLOPs executed
   std::int64_t unknown_pcs = 0;      // attributed records whose pc is not in the disassembly
   std::int64_t foreign_records = 0;  // records of other modules or functions, ignored
+  std::string method = "probe";      // what measured it: "probe" (CUPTI) or "ncu"
+  // The families the method can count; nullopt: all of them. A family outside the set stays
+  // unmeasured for this kernel (ncu counts GMMA and TMA only), never "not executed".
+  std::optional<std::set<std::string>> measured_families;
+  bool measures(const std::string& family) const {
+    return evidence != ExecutionEvidence::kInconclusive &&
+           (!measured_families || measured_families->count(family) > 0);
+  }
 };
 
 // One probe's records against the disassembly of `kernel`: measured when it is the observed
@@ -71,7 +80,10 @@ struct ExecutionProof {
   std::vector<KernelExecution> kernels;
   std::vector<FamilyEvidence> families;  // requested families first, then other tracked ones
   bool conclusive = true;                // every requested family has a measured count
-  std::string message;                   // one line per requested family that fell short
+  // Some requested family has a measured count and fell short: the proof says "not executed"
+  // rather than "could not be proven".
+  bool requested_measured_short = false;
+  std::string message;  // one line per requested family that fell short
   // Every requested family was executed substantially.
   bool all_requested_substantial() const;
 };

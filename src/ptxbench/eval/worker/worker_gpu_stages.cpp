@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "ptxbench/eval/dynamic_sass.hpp"
+#include "ptxbench/eval/ncu_counts.hpp"
 #include "ptxbench/eval/sanitizer.hpp"
 #include "ptxbench/eval/worker/correctness_judgement.hpp"
 #include "ptxbench/eval/worker/exchange.hpp"
@@ -65,6 +66,7 @@ struct WorkerGpuStages::Run {
   Evaluation& e;
   std::vector<WorkerJob> jobs;
   std::size_t headline = 0;
+  bool unproven = false;  // the proof fell short only for want of a measurement
 
   WorkerCall call(std::string mode, std::optional<std::string> stdin_text,
                   std::chrono::milliseconds timeout, Trust trust) const {
@@ -92,6 +94,25 @@ struct WorkerGpuStages::Run {
     }
   }
 
+  // One untrusted `worker candidate` run of one workload, one trial, nothing handed over: what
+  // the sanitizer (smallest workload) and ncu (the probe's workload) wrap.
+  struct SmallRun {
+    std::vector<std::string> argv;
+    std::string stdin_text;
+  };
+  SmallRun single_candidate_run(const task::Workload& workload) const {
+    WorkerJob job = self.configure(make_job(task, workload), candidate);
+    job.trials = 1;
+    job.exchange_dir.clear();  // the wrapped run hands nothing over
+    // The tools' memory grows after the worker's setup: no host-memory limit here.
+    job.extra["host_memory_budget_bytes"] = 0;
+    job.extra["call_timeout_ms"] =
+        std::chrono::duration_cast<std::chrono::milliseconds>(self.options_.candidate_timeout)
+            .count();
+    return SmallRun{.argv = {self.options_.worker.string(), "candidate"},
+                    .stdin_text = format_jobs({job})};
+  }
+
   bool sanitize() {
     auto& record = e.stage(Stage::kSanitize);
     if (!self.options_.sanitize) {
@@ -100,16 +121,9 @@ struct WorkerGpuStages::Run {
       return true;
     }
     auto start = Clock::now();
-    WorkerJob job = self.configure(make_job(task, smallest_workload(task)), candidate);
-    job.trials = 1;
-    job.exchange_dir.clear();  // the sanitized run hands nothing over
-    // The tool's shadow memory grows after the worker's setup: no host-memory limit here.
-    job.extra["host_memory_budget_bytes"] = 0;
-    job.extra["call_timeout_ms"] =
-        std::chrono::duration_cast<std::chrono::milliseconds>(self.options_.candidate_timeout)
-            .count();
-    SanitizerRequest request{.program_argv = {self.options_.worker.string(), "candidate"},
-                             .program_stdin = format_jobs({job}),
+    SmallRun small = single_candidate_run(smallest_workload(task));
+    SanitizerRequest request{.program_argv = std::move(small.argv),
+                             .program_stdin = std::move(small.stdin_text),
                              .env = self.options_.worker_env};
     SanitizerReport report = run_sanitizer(*self.runner_, request);
     record.seconds = seconds_since(start);
@@ -189,8 +203,24 @@ struct WorkerGpuStages::Run {
     auto requested_it = task.requested.find(e.arch);
     std::vector<std::string> requested =
         requested_it == task.requested.end() ? std::vector<std::string>{} : requested_it->second;
-    ExecutionProof proof = prove_execution(*self.runner_, invocation, candidate.sass, requested,
-                                           task.flops(task.headline()), e.arch);
+    const arch::Arch arch = e.arch;
+    std::vector<KernelExecution> kernels;
+    if (!kernels_to_probe(candidate.sass).empty()) {
+      kernels = executions_from_probe(run_probe(*self.runner_, invocation), candidate.sass, arch);
+      if (!self.options_.ncu.empty()) {
+        // The probe's workload, so both counts share the task FLOPs they are judged against.
+        SmallRun small = single_candidate_run(task.workloads[headline]);
+        NcuRequest ncu{.ncu = self.options_.ncu,
+                       .program_argv = std::move(small.argv),
+                       .program_stdin = std::move(small.stdin_text),
+                       .env = self.options_.worker_env,
+                       .timeout = self.options_.ncu_timeout};
+        fill_inconclusive_with_ncu(*self.runner_, ncu, candidate.sass, arch, kernels);
+      }
+    }
+    ExecutionProof proof =
+        judge_execution(candidate.sass, kernels, requested, task.flops(task.headline()));
+    unproven = !proof.all_requested_substantial() && !proof.requested_measured_short;
     apply_execution_proof(proof, e);
     record.seconds = seconds_since(start);
     record.message = proof.message;
@@ -237,8 +267,12 @@ struct WorkerGpuStages::Run {
     if (!time()) return;
     bool proven = e.find_stage(Stage::kDynamicSass)->status != StageStatus::kFailed;
     e.verdict = proven ? Verdict::kPassed : Verdict::kInstructionsNotExecuted;
-    e.message = proven ? e.stage(Stage::kTiming).message
-                       : "correct, but " + e.stage(Stage::kDynamicSass).message;
+    // Verdicts are fixed: an unmeasurable proof keeps INSTRUCTIONS_NOT_EXECUTED but says so.
+    e.message = proven     ? e.stage(Stage::kTiming).message
+                : unproven ? "correct, but the execution of the requested instruction families "
+                             "could not be proven (nothing measured them): " +
+                                 e.stage(Stage::kDynamicSass).message
+                           : "correct, but " + e.stage(Stage::kDynamicSass).message;
   }
 };
 

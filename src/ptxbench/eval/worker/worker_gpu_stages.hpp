@@ -4,7 +4,8 @@
 //   workload's trials and
 //                leaves its outputs in an exchange directory), then `worker judge` (trusted:
 //                regenerates the inputs from the seeds, computes the reference, compares)
-//   dynamic SASS `worker probe` per kernel on the headline workload (dynamic_sass.hpp)
+//   dynamic SASS `worker probe` on the headline workload (dynamic_sass.hpp); kernels it leaves
+//                inconclusive are counted by ncu around the sanitizer's run (ncu_counts.hpp)
 //   timing       `worker time` on the headline workload: candidate and baseline interleaved
 // Each process is new, so a candidate that faults, hangs or exhausts memory costs its own
 // processes and the next candidate starts on a clean GPU context.
@@ -34,6 +35,7 @@ struct WorkerGpuStagesOptions {
   std::chrono::milliseconds candidate_timeout{std::chrono::seconds(180)};
   std::chrono::milliseconds judge_timeout{std::chrono::seconds(300)};
   std::chrono::milliseconds probe_timeout{std::chrono::seconds(120)};
+  std::chrono::milliseconds ncu_timeout{std::chrono::seconds(120)};
   std::chrono::milliseconds timing_timeout{std::chrono::seconds(120)};
   std::chrono::milliseconds call_timeout{std::chrono::seconds(20)};  // one run() and its kernels
   std::uint64_t device_memory_limit_bytes = 0;  // beyond the harness's tensors; 0: no cap
@@ -41,6 +43,8 @@ struct WorkerGpuStagesOptions {
   std::uint64_t max_exchange_bytes = 8ull << 30;  // outputs handed over per candidate process
   bool sanitize = true;
   bool prove_execution = true;
+  // Nsight Compute counts the kernels the probe could not (ncu_counts.hpp); empty: no fallback.
+  std::filesystem::path ncu = "ncu";
   bool time = true;
   std::vector<std::pair<std::string, std::string>> worker_env;
 };
