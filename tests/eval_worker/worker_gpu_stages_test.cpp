@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 
 #include "ptxbench/util/fs.hpp"
 
@@ -154,6 +155,66 @@ TEST_F(WorkerGpuStagesTest, JobsCarryTheCandidateAndLimits) {
   EXPECT_EQ(jobs[1].inputs[0].shape, (std::vector<std::int64_t>{8, 3}));
   EXPECT_EQ(jobs[1].candidate_kernels, std::vector<std::string>{"_Z6kernelv"});
   EXPECT_EQ(jobs[0].extra.value("call_timeout_ms", 0), 20000);
+}
+
+}  // namespace
+}  // namespace ptxbench::eval::worker
+
+namespace ptxbench::eval::worker {
+namespace {
+
+// A correct candidate whose GMMA kernel the probe cannot measure (the fake worker has no probe
+// mode): with ncu absent nothing measures it, with ncu counting zero it was not executed.
+class WorkerGpuStagesProof : public WorkerGpuStagesTest {
+ protected:
+  Evaluation prove_with(const std::filesystem::path& ncu) {
+    task_.requested[arch::Arch::kHopper] = {"GMMA"};
+    WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+                                                  .cache_dir = exchange_.path() / "cache",
+                                                  .exchange_root = exchange_.path(),
+                                                  .candidate_timeout = std::chrono::seconds(3),
+                                                  .timing_timeout = std::chrono::seconds(3),
+                                                  .sanitize = false,
+                                                  .ncu = ncu},
+                           std::make_shared<util::SystemProcessRunner>());
+    Evaluation e;
+    e.arch = arch::Arch::kHopper;
+    CompiledCandidate candidate{.shared_object = "/nowhere/pass.so"};
+    sass::SassKernel kernel;
+    kernel.name = "_Z4gemmv";
+    kernel.instructions.push_back(
+        {.offset = 0, .opcode = "HGMMA.64x64x16.F32.BF16", .family = "GMMA"});
+    kernel.family_counts["GMMA"] = 1;
+    candidate.sass.kernels.push_back(kernel);
+    stages.run(task_, candidate, e);
+    return e;
+  }
+};
+
+TEST_F(WorkerGpuStagesProof, NothingMeasuredSaysTheExecutionCouldNotBeProven) {
+  Evaluation e = prove_with("/no/such/ncu");
+  EXPECT_EQ(e.verdict, Verdict::kInstructionsNotExecuted) << e.message;
+  EXPECT_NE(e.message.find("could not be proven"), std::string::npos) << e.message;
+  EXPECT_EQ(e.message.find("not executed"), std::string::npos) << e.message;
+}
+
+TEST_F(WorkerGpuStagesProof, AMeasuredZeroIsNotExecuted) {
+  const std::filesystem::path ncu = exchange_.path() / "ncu";
+  {
+    std::ofstream script(ncu);
+    script << "#!/bin/sh\n"
+              "echo '\"ID\",\"Kernel Name\",\"smsp__sass_inst_executed.sum\","
+              "\"smsp__sass_inst_executed_op_shared_gmma.sum\","
+              "\"smsp__sass_inst_executed_op_tma.sum\"'\n"
+              "echo '\"\",\"\",\"inst\",\"inst\",\"inst\"'\n"
+              "echo '\"0\",\"_Z4gemmv\",\"1,000\",\"0\",\"0\"'\n";
+  }
+  std::filesystem::permissions(ncu, std::filesystem::perms::owner_all);
+  Evaluation e = prove_with(ncu);
+  EXPECT_EQ(e.verdict, Verdict::kInstructionsNotExecuted) << e.message;
+  EXPECT_NE(e.message.find("GMMA: present (1 instructions), not executed"), std::string::npos)
+      << e.message;
+  EXPECT_EQ(e.message.find("could not be proven"), std::string::npos) << e.message;
 }
 
 }  // namespace
