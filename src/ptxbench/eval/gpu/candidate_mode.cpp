@@ -28,9 +28,21 @@ nlohmann::json input_hashes(const DeviceTensors& tensors, cudaStream_t stream) {
   return hashes;
 }
 
-void write_output(const DeviceTensor& tensor, const std::filesystem::path& file) {
-  std::vector<char> host(tensor.bytes());
-  PTXBENCH_CUDA_CHECK(cudaMemcpy(host.data(), tensor.data(), host.size(), cudaMemcpyDeviceToHost));
+// The outputs as the caller's stream sees them right after run() returns: the copies are
+// enqueued on that stream before any device-wide synchronisation, so work the candidate left on
+// another stream without joining it is not waited for (its outputs read as wrong or unwritten).
+// A failed copy leaves its bytes as they are; synchronize_device() reports the fault.
+std::vector<std::vector<char>> snapshot_outputs(const DeviceTensors& tensors, cudaStream_t stream) {
+  std::vector<std::vector<char>> snapshots;
+  for (const auto& output : tensors.outputs()) {
+    snapshots.emplace_back(output.bytes());
+    (void)cudaMemcpyAsync(snapshots.back().data(), output.data(), output.bytes(),
+                          cudaMemcpyDeviceToHost, stream);
+  }
+  return snapshots;
+}
+
+void write_output(const std::vector<char>& host, const std::filesystem::path& file) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out.write(host.data(), static_cast<std::streamsize>(host.size()));
   PTXBENCH_CHECK(out.good(), "cannot write " + file.string());
@@ -82,8 +94,10 @@ class CandidateRun {
       if (failure) return failure;
       nlohmann::json after = input_hashes(tensors, stream_.get());
       if (!job.exchange_dir.empty()) {
-        for (const auto& output : tensors.outputs()) {
-          write_output(output, worker::exchange_file(job.exchange_dir, j, t, output.desc().name));
+        const auto& outputs = tensors.outputs();
+        for (std::size_t o = 0; o < outputs.size(); ++o) {
+          write_output(last_outputs_.at(o),
+                       worker::exchange_file(job.exchange_dir, j, t, outputs[o].desc().name));
         }
       }
       record["trials"].push_back({{"trial", t},
@@ -105,6 +119,8 @@ class CandidateRun {
     Watchdog watchdog(call_timeout(job), what);
     auto start = std::chrono::steady_clock::now();
     auto raised = library_.call(args, stream_.get());
+    last_outputs_.clear();
+    if (!job.exchange_dir.empty()) last_outputs_ = snapshot_outputs(tensors, stream_.get());
     std::string device_error = synchronize_device();
     last_call_ms_ =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -120,6 +136,7 @@ class CandidateRun {
   bool called_ = false;
   CudaStream stream_;
   double last_call_ms_ = 0;
+  std::vector<std::vector<char>> last_outputs_;  // the last call's outputs, in stream order
 };
 
 }  // namespace
