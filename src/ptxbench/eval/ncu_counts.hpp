@@ -46,6 +46,9 @@ struct NcuRequest {
   std::vector<std::pair<std::string, std::string>> env;
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};
 };
+// A bare name is looked up in PATH, then in $CUDA_HOME/bin and /usr/local/cuda/bin (ncu is often
+// not on PATH); a path with a '/' is used as given.
+std::filesystem::path resolve_ncu(const std::filesystem::path& ncu);
 std::vector<std::string> ncu_arguments(const NcuRequest& request);
 
 // One ncu process around the program. Whatever goes wrong comes back as an error.
