@@ -142,7 +142,7 @@ if wants verdicts; then
 fi
 
 if wants demo; then
-  step demo 300 "$build/src/ptxbench" demo --out "$out/demo-run"
+  step demo "${DEMO_LIMIT_S:-300}" "$build/src/ptxbench" demo --out "$out/demo-run"
 fi
 
 archive
