@@ -1,4 +1,4 @@
-// ptxbench-control: task=gemm_n7168_k5120 arch=hopper expect=INCORRECT_NUMERICAL|FORBIDDEN why=work on a private stream
+// ptxbench-control: task=gemm_n7168_k5120 arch=hopper expect=INCORRECT_SHAPE|INCORRECT_NUMERICAL|FORBIDDEN why=work on a private stream
 // Launches the product on its own non-blocking stream and returns without making the caller's
 // stream wait: work the caller's stream does not order cannot be read in stream order, nor hidden
 // from the timing. A caller that reads C on its own stream right after run() sees the NaN poison.

@@ -153,3 +153,49 @@ TEST(RunSanitizer, TimeoutsAndMissingSummariesAreInconclusiveNotFailures) {
 
 }  // namespace
 }  // namespace ptxbench::eval
+
+namespace ptxbench::eval {
+namespace {
+
+SanitizerReport report_with_lines(std::vector<std::string> lines) {
+  SanitizerReport report;
+  SanitizerRun run;
+  run.tool = SanitizerTool::kRacecheck;
+  run.outcome = SanitizerOutcome::kErrors;
+  run.summary.errors = 1;
+  run.summary.first_errors = std::move(lines);
+  report.runs.push_back(run);
+  return report;
+}
+
+// The line racecheck printed on the H200 for the control that calls cuBLAS through its ELF
+// symbol table (docs/gpu-results/2026-11-29-run4).
+TEST(SanitizerForeignKernels, ErrorsInsideALibraryKernelNameIt) {
+  auto report = report_with_lines(
+      {"Error: Race reported between Read access at nvjet_sm90_tst_64x72_64x12_4x1_v_bz_TNT+0xab0",
+       "and Write access at nvjet_sm90_tst_64x72_64x12_4x1_v_bz_TNT+0x2e30 [448 hazards]"});
+  auto named = kernels_in_errors(report);
+  ASSERT_EQ(named.size(), 1u);
+  EXPECT_EQ(named[0], "nvjet_sm90_tst_64x72_64x12_4x1_v_bz_TNT");
+  auto foreign = foreign_kernels(named, {"_Z11gemm_kernelPK13__nv_bfloat16S1_PS_iii"});
+  ASSERT_EQ(foreign.size(), 1u);
+  EXPECT_EQ(foreign[0], named[0]);
+}
+
+TEST(SanitizerForeignKernels, ErrorsInTheCandidatesOwnKernelAreNotForeign) {
+  auto report = report_with_lines({"Invalid __global__ write of size 2 bytes",
+                                   "at ns::gemm_kernel<128>(const __nv_bfloat16 *, int)+0x1c0"});
+  auto named = kernels_in_errors(report);
+  ASSERT_EQ(named.size(), 1u);
+  EXPECT_TRUE(foreign_kernels(named, {"_ZN2ns11gemm_kernelILi128EEEvPK13__nv_bfloat16i"}).empty());
+  // The same error with a kernel list that lacks it is foreign.
+  EXPECT_EQ(foreign_kernels(named, {"_Z10other_kernv"}).size(), 1u);
+}
+
+TEST(SanitizerForeignKernels, NoLocationNoNames) {
+  EXPECT_TRUE(
+      kernels_in_errors(report_with_lines({"Program hit cudaErrorIllegalAddress"})).empty());
+}
+
+}  // namespace
+}  // namespace ptxbench::eval

@@ -225,4 +225,44 @@ const task::Workload& smallest_workload(const task::Task& task) {
                            });
 }
 
+std::vector<std::string> kernels_in_errors(const SanitizerReport& report) {
+  static const std::regex located(R"(\bat\s+(.+?)\+0x[0-9a-fA-F]+)");
+  std::vector<std::string> names;
+  for (const auto& run : report.runs) {
+    for (const std::string& line : run.summary.first_errors) {
+      for (std::sregex_iterator it(line.begin(), line.end(), located), end; it != end; ++it) {
+        std::string name = (*it)[1].str();
+        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      }
+    }
+  }
+  return names;
+}
+
+namespace {
+// "ns::gemm_kernel<128>(float*, int)" -> "gemm_kernel": the identifier a mangled name contains.
+std::string identifier_of(std::string_view name) {
+  auto cut = name.find_first_of("(<");
+  if (cut != std::string_view::npos) name = name.substr(0, cut);
+  auto colons = name.rfind("::");
+  if (colons != std::string_view::npos) name = name.substr(colons + 2);
+  while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+  return std::string(name);
+}
+}  // namespace
+
+std::vector<std::string> foreign_kernels(const std::vector<std::string>& named,
+                                         const std::vector<std::string>& candidate_kernels) {
+  std::vector<std::string> foreign;
+  for (const std::string& name : named) {
+    const std::string id = identifier_of(name);
+    if (id.empty()) continue;
+    const bool ours =
+        std::any_of(candidate_kernels.begin(), candidate_kernels.end(),
+                    [&](const std::string& k) { return k.find(id) != std::string::npos; });
+    if (!ours) foreign.push_back(name);
+  }
+  return foreign;
+}
+
 }  // namespace ptxbench::eval

@@ -74,6 +74,16 @@ struct SanitizerReport {
   std::string message() const;
 };
 
+// The kernels that reported errors are located in ("... at <kernel>+0x1c0"), as the tool names
+// them (demangled, possibly with parameters), without repeats.
+std::vector<std::string> kernels_in_errors(const SanitizerReport& report);
+
+// Those of `named` that are none of the candidate's kernels (`candidate_kernels`: the mangled
+// names of its cubin; a name matches when its identifier appears in one of them): errors inside a
+// library's kernel (cuBLAS's nvjet_*) mean a kernel the candidate did not build ran in run().
+std::vector<std::string> foreign_kernels(const std::vector<std::string>& named,
+                                         const std::vector<std::string>& candidate_kernels);
+
 // Runs the tools one after another; stops after the first that reports errors.
 SanitizerReport run_sanitizer(util::ProcessRunner& runner, const SanitizerRequest& request);
 

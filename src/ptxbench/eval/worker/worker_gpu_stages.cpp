@@ -129,6 +129,17 @@ struct WorkerGpuStages::Run {
     record.seconds = seconds_since(start);
     record.message = report.message();
     if (report.found_errors()) {
+      // Errors located in a kernel the candidate did not build (a library's) say first of all
+      // that such a kernel ran inside run(): library use, caught here before the timing trace.
+      std::vector<std::string> own;
+      for (const auto& kernel : candidate.sass.kernels) own.push_back(kernel.name);
+      auto foreign = foreign_kernels(kernels_in_errors(report), own);
+      if (!foreign.empty()) {
+        fail(Stage::kSanitize, Verdict::kForbidden,
+             fmt::format("a kernel not built from the candidate ran inside run(): {}\n{}",
+                         fmt::join(foreign, ", "), report.message()));
+        return false;
+      }
       fail(Stage::kSanitize, Verdict::kSanitizerError, report.message());
       return false;
     }
