@@ -151,6 +151,25 @@ TEST(RunSanitizer, TimeoutsAndMissingSummariesAreInconclusiveNotFailures) {
   EXPECT_FALSE(report.found_errors());
 }
 
+TEST(RunSanitizer, ATimeoutSkipsTheLaterToolsInsteadOfWaitingForThemToo) {
+  ScriptedRunner runner;
+  runner.on("--help", exited(0, ""));
+  auto hung = exited(-1, "========= COMPUTE-SANITIZER\n");
+  hung.timed_out = true;
+  runner.on("memcheck", hung);
+  runner.on("racecheck", exited(0, captured("memcheck_tma_wgmma.txt")));
+  const SanitizerReport report = run_sanitizer(runner, request());
+  ASSERT_EQ(report.runs.size(), 2u);
+  EXPECT_EQ(report.runs[0].outcome, SanitizerOutcome::kTimedOut);
+  EXPECT_EQ(report.runs[1].outcome, SanitizerOutcome::kSkipped);
+  EXPECT_FALSE(report.found_errors());
+  for (const auto& call : runner.calls) {
+    EXPECT_EQ(std::find(call.argv.begin(), call.argv.end(), "racecheck"), call.argv.end())
+        << "racecheck ran after memcheck timed out";
+  }
+  EXPECT_NE(report.message().find("racecheck: skipped"), std::string::npos) << report.message();
+}
+
 }  // namespace
 }  // namespace ptxbench::eval
 

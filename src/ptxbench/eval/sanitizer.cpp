@@ -91,6 +91,8 @@ std::string_view to_string(SanitizerOutcome outcome) {
       return "timed out";
     case SanitizerOutcome::kToolFailed:
       return "tool failed";
+    case SanitizerOutcome::kSkipped:
+      return "skipped";
   }
   return "?";
 }
@@ -182,6 +184,13 @@ SanitizerReport run_sanitizer(util::ProcessRunner& runner, const SanitizerReques
                                  SanitizerTool::kMemcheck) != resolved.tools.end() &&
                        supports_padding(runner, resolved.compute_sanitizer);
   for (SanitizerTool tool : resolved.tools) {
+    if (!report.runs.empty() && report.runs.back().outcome == SanitizerOutcome::kTimedOut) {
+      report.runs.push_back({.tool = tool,
+                             .outcome = SanitizerOutcome::kSkipped,
+                             .ending = fmt::format("not run: {} timed out on the same program",
+                                                   to_string(report.runs.back().tool))});
+      continue;
+    }
     util::ProcessSpec spec;
     spec.argv = tool_arguments(tool, resolved, padding);
     spec.stdin_text = resolved.program_stdin;

@@ -4,7 +4,9 @@
 // never from one message format: an out-of-bounds global write prints "Invalid __global__ write"
 // and no "Program hit" line. Only a definite report fails a candidate; a timeout, a tool that
 // cannot run or a worker that fails under the tool without a report is inconclusive and left to
-// the correctness stage, which runs the same code without the tool.
+// the correctness stage, which runs the same code without the tool. After a timeout the later
+// tools are skipped: a program that hangs under one tool hangs under the next, and each would
+// spend its whole deadline finding that out (a deadlocked kernel cost 206 s with both).
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -41,6 +43,7 @@ enum class SanitizerOutcome {
   kProgramFailed,  // no report, but the program failed under the tool (inconclusive)
   kTimedOut,       // inconclusive: the tool slows kernels down a lot
   kToolFailed,     // the tool could not run or gave no summary (inconclusive)
+  kSkipped,        // not run: an earlier tool timed out on the same program (inconclusive)
 };
 std::string_view to_string(SanitizerOutcome outcome);
 
