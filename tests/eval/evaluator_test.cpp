@@ -89,6 +89,7 @@ class FakeGpu final : public GpuStages {
   int runs = 0;
   std::filesystem::path seen_object;
   std::size_t seen_kernels = 0;
+  std::vector<std::string> seen_tasks;  // in the order the GPU stages ran
 
   int availability_checks = 0;
 
@@ -97,8 +98,9 @@ class FakeGpu final : public GpuStages {
     if (!present) why = "no sm_90a GPU (found: none)";
     return present;
   }
-  void run(const task::Task&, const CompiledCandidate& candidate, Evaluation& e) override {
+  void run(const task::Task& task, const CompiledCandidate& candidate, Evaluation& e) override {
     ++runs;
+    seen_tasks.push_back(task.name);
     if (throw_in_run) throw std::runtime_error("worker protocol broke");
     seen_object = candidate.shared_object;
     seen_kernels = candidate.sass.kernels.size();
@@ -290,6 +292,31 @@ TEST_F(EvaluatorTest, ManyCandidatesCompileInParallelAndKeepTheirOrder) {
   EXPECT_EQ(tools_->compiles, 4);
   EXPECT_GE(tools_->most_running, 2);
   EXPECT_GT(results[0].find_stage(Stage::kCompile)->seconds, 0.25);
+}
+
+TEST_F(EvaluatorTest, PairsOfSeveralTasksCompileInParallelThenRunOneAfterAnother) {
+  auto other = task::load_task_file(task::default_tasks_dir() / "gemm" / "gemm_n5120_k5120.json");
+  ASSERT_TRUE(other.has_value()) << other.error().message;
+  tools_->compile_time = std::chrono::milliseconds(300);
+  std::vector<TaskCandidate> pairs;
+  for (const task::Task* task : {&task_, &*other}) {
+    for (const char* name : {"a.md", "b.md"})
+      pairs.push_back({.task = task, .input = {.text = "```\nint x;\n```", .source_name = name}});
+  }
+  auto gpu = std::make_shared<FakeGpu>();
+  Evaluator evaluator({.jobs = 4}, tools_, gpu);
+  auto results = evaluator.evaluate_pairs(arch::Arch::kHopper, pairs);
+  ASSERT_EQ(results.size(), 4u);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    EXPECT_EQ(results[i].task, pairs[i].task->name);
+    EXPECT_EQ(results[i].source_name, pairs[i].input.source_name);
+    EXPECT_EQ(results[i].verdict, Verdict::kPassed) << results[i].message;
+  }
+  EXPECT_EQ(gpu->seen_tasks, (std::vector<std::string>{"gemm_n7168_k5120", "gemm_n7168_k5120",
+                                                       "gemm_n5120_k5120", "gemm_n5120_k5120"}));
+  EXPECT_EQ(gpu->availability_checks, 1);
+  EXPECT_EQ(tools_->compiles, 4);
+  EXPECT_GE(tools_->most_running, 2);
 }
 
 TEST_F(EvaluatorTest, ArtifactsStayInTheGivenWorkDir) {

@@ -1,8 +1,11 @@
 // The human summary: one row per candidate and the reason of each that did not pass.
 #include "ptxbench/eval/summary.hpp"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace ptxbench::eval {
 namespace {
@@ -49,6 +52,43 @@ TEST(Summary, RowsAndReasons) {
   EXPECT_THAT(text, ::testing::Not(HasSubstr("fast.cu: correct")));  // passed rows need no reason
   // One header, three rows, a blank line, two reasons.
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 7);
+}
+
+TEST(Summary, HeadlineOnlyTimingHasNoWorkloadSection) {
+  Evaluation e{.task = "gemm_n7168_k5120", .source_name = "fast.cu", .verdict = Verdict::kPassed};
+  e.workloads.push_back({.workload = "M8192", .headline = true, .speedup = 0.98});
+  e.workloads.push_back({.workload = "M8828"});
+  const auto text = render_summary({e, e});
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("geometric mean")));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("per timed workload")));
+}
+
+TEST(Summary, SeveralTimedWorkloadsOfSeveralTasks) {
+  Evaluation core{
+      .task = "gemm_n7168_k5120", .source_name = "gemm.cu", .verdict = Verdict::kPassed};
+  core.workloads.push_back({.workload = "M70", .status = Verdict::kPassed});
+  core.workloads.push_back({.workload = "M8192", .headline = true, .speedup = 0.977});
+  core.workloads.push_back({.workload = "M8828", .speedup = 0.95});
+  Evaluation narrow{
+      .task = "gemm_n128_k2048", .source_name = "gemm.cu", .verdict = Verdict::kPassed};
+  narrow.workloads.push_back({.workload = "M8192", .headline = true, .speedup = 0.6});
+  narrow.workloads.push_back({.workload = "M8828", .speedup = 0.64});
+  Evaluation failed{.task = "gemm_n256_k7168",
+                    .source_name = "gemm.cu",
+                    .verdict = Verdict::kTimeout,
+                    .message = "timing M8828: killed after 120 s"};
+
+  const auto text = render_summary({core, narrow, failed});
+  EXPECT_THAT(text, HasSubstr("gemm_n7168_k5120 (hopper)"));
+  EXPECT_THAT(text, HasSubstr("gemm_n128_k2048 (hopper)"));
+  EXPECT_THAT(text, HasSubstr("gemm.cu on gemm_n7168_k5120  M8192 0.977x, M8828 0.950x"));
+  EXPECT_THAT(text, HasSubstr("gemm.cu on gemm_n128_k2048   M8192 0.600x, M8828 0.640x"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("gemm.cu on gemm_n256_k7168")));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("M70 ")));
+  const double geomean = std::pow(0.977 * 0.95 * 0.6 * 0.64, 0.25);
+  EXPECT_THAT(text,
+              HasSubstr(fmt::format("geometric mean over 4 timed workloads: {:.3f}x", geomean)));
+  EXPECT_THAT(text, HasSubstr("gemm.cu: timing M8828: killed after 120 s"));
 }
 
 }  // namespace

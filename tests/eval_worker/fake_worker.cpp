@@ -3,7 +3,9 @@
 //   pass, wrong (outputs off), unwritten (outputs still NaN), modify (changes input 0),
 //   raise (run() raised), crash (SIGSEGV), abort, hang, garbage (no reply line), exit (exit 3
 //   without a reply), foreign (timing sees a library kernel), cached (timed outputs differ),
-//   irreproducible (the judge's inputs differ).
+//   irreproducible (the judge's inputs differ). "BEHAVIOUR@WORKLOAD" misbehaves in timing only
+//   on that workload's call. A timed candidate takes 1 + M/8 ms (M: input 0's rows), the
+//   baseline 1 ms. With FAKE_WORKER_LOG set, each call appends "MODE WORKLOAD..." to that file.
 #include <unistd.h>
 
 #include <csignal>
@@ -111,8 +113,12 @@ int judge(const std::vector<WorkerJob>& jobs, const std::string& behaviour) {
   return 0;
 }
 
-int timing(const WorkerJob& job, const std::string& behaviour) {
+int timing(const WorkerJob& job, std::string behaviour) {
+  if (auto at = behaviour.find('@'); at != std::string::npos) {
+    behaviour = behaviour.substr(at + 1) == job.workload ? behaviour.substr(0, at) : "pass";
+  }
   if (behaviour == "hang_timing") misbehave("hang");
+  if (behaviour == "crash_timing") misbehave("crash");
   if (behaviour == "foreign") {
     reply(ReplyStatus::kForbidden,
           "run() launched kernels that are not the candidate's own: nvjet_tst");
@@ -122,12 +128,24 @@ int timing(const WorkerJob& job, const std::string& behaviour) {
     return json{
         {"median_ms", ms}, {"q1_ms", ms}, {"q3_ms", ms}, {"samples", 12}, {"converged", true}};
   };
+  const double rows = job.inputs.empty() || job.inputs[0].shape.empty()
+                          ? 8.0
+                          : static_cast<double>(job.inputs[0].shape[0]);
   reply(ReplyStatus::kOk, "",
-        {{"candidate", stats(2.0)},
+        {{"candidate", stats(1.0 + rows / 8.0)},
          {"baseline", stats(1.0)},
          {"outputs_match", behaviour != "cached"},
          {"workload", job.workload}});
   return 0;
+}
+
+void log_call(const std::string& mode, const std::vector<WorkerJob>& jobs) {
+  const char* path = std::getenv("FAKE_WORKER_LOG");
+  if (path == nullptr) return;
+  std::ofstream log(path, std::ios::app);
+  log << mode;
+  for (const auto& job : jobs) log << ' ' << job.workload;
+  log << '\n';
 }
 
 }  // namespace
@@ -154,6 +172,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string behaviour = jobs->front().library.stem().string();
+  log_call(mode, *jobs);
   if (mode == "candidate") return candidate(*jobs, behaviour);
   if (mode == "judge") return judge(*jobs, behaviour);
   if (mode == "time") return timing(jobs->front(), behaviour);

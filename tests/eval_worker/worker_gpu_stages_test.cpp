@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 
 #include "ptxbench/util/fs.hpp"
 
@@ -216,6 +218,130 @@ TEST_F(WorkerGpuStagesProof, AMeasuredZeroIsNotExecuted) {
       << e.message;
   EXPECT_EQ(e.message.find("could not be proven"), std::string::npos) << e.message;
 }
+
+}  // namespace
+}  // namespace ptxbench::eval::worker
+
+namespace ptxbench::eval::worker {
+namespace {
+
+// --time-workloads: one `worker time` process per timed workload, each workload's record filled,
+// the headline still the evaluation's figure, and any timed workload's failure the stage's.
+class WorkerGpuStagesTimedWorkloads : public WorkerGpuStagesTest {
+ protected:
+  Evaluation evaluate_timing(const std::string& behaviour, TimedWorkloads timed) {
+    WorkerGpuStages stages(
+        WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+                               .cache_dir = exchange_.path() / "cache",
+                               .exchange_root = exchange_.path(),
+                               .candidate_timeout = std::chrono::seconds(3),
+                               .timing_timeout = std::chrono::seconds(3),
+                               .sanitize = false,
+                               .prove_execution = false,
+                               .timed_workloads = std::move(timed),
+                               .worker_env = {{"FAKE_WORKER_LOG", log_.string()}}},
+        std::make_shared<util::SystemProcessRunner>());
+    Evaluation e;
+    e.arch = arch::Arch::kHopper;
+    CompiledCandidate candidate{.shared_object = "/nowhere/" + behaviour + ".so"};
+    stages.run(task_, candidate, e);
+    return e;
+  }
+
+  // The `time` calls the fake worker saw, each as the workloads it was given.
+  std::vector<std::string> time_calls() const {
+    std::ifstream in(log_);
+    std::vector<std::string> calls;
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("time ", 0) == 0) calls.push_back(line.substr(5));
+    }
+    return calls;
+  }
+
+  const WorkloadResult& workload(const Evaluation& e, const std::string& name) const {
+    for (const auto& w : e.workloads) {
+      if (w.workload == name) return w;
+    }
+    throw std::runtime_error("no workload " + name);
+  }
+
+  std::filesystem::path log_ = exchange_.path() / "calls.log";
+};
+
+TEST_F(WorkerGpuStagesTimedWorkloads, HeadlineOnlyByDefault) {
+  Evaluation e = evaluate_timing("pass", {});
+  EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  EXPECT_EQ(time_calls(), std::vector<std::string>{"M8"});
+  EXPECT_FALSE(workload(e, "M4").speedup.has_value());
+  EXPECT_EQ(e.find_stage(Stage::kTiming)->message.find("workloads timed"), std::string::npos);
+}
+
+TEST_F(WorkerGpuStagesTimedWorkloads, NamedWorkloadsAreTimedEachInItsOwnProcess) {
+  Evaluation e = evaluate_timing("pass", TimedWorkloads{.names = {"M4"}});
+  EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  EXPECT_EQ(time_calls(), (std::vector<std::string>{"M4", "M8"}));
+  const auto& small = workload(e, "M4");
+  ASSERT_TRUE(small.speedup.has_value());
+  EXPECT_NEAR(*small.speedup, 1.0 / 1.5, 1e-12);  // candidate 1 + 4/8 ms, baseline 1 ms
+  ASSERT_TRUE(small.candidate && small.baseline && small.tflops);
+  EXPECT_DOUBLE_EQ(small.candidate->median_ms, 1.5);
+  EXPECT_DOUBLE_EQ(small.baseline->median_ms, 1.0);
+  EXPECT_DOUBLE_EQ(*small.tflops, task_.flops(task_.workloads[0]) / (1.5 * 1e-3) / 1e12);
+  // The headline keeps its own figures and remains the evaluation's speedup.
+  ASSERT_TRUE(e.headline_speedup().has_value());
+  EXPECT_DOUBLE_EQ(*e.headline_speedup(), 0.5);
+  const auto& message = e.find_stage(Stage::kTiming)->message;
+  EXPECT_NE(message.find("2 workloads timed"), std::string::npos) << message;
+  EXPECT_NE(message.find("geometric-mean speedup 0.577x"), std::string::npos) << message;
+  EXPECT_NE(message.find("M8: candidate"), std::string::npos) << message;
+  EXPECT_EQ(e.message, message);
+}
+
+TEST_F(WorkerGpuStagesTimedWorkloads, AllTimesEveryWorkload) {
+  Evaluation e = evaluate_timing("pass", TimedWorkloads{.all = true});
+  EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  EXPECT_EQ(time_calls(), (std::vector<std::string>{"M4", "M8"}));
+  for (const auto& w : e.workloads) EXPECT_TRUE(w.speedup.has_value()) << w.workload;
+}
+
+TEST_F(WorkerGpuStagesTimedWorkloads, NamesTheTaskLacksAreSkipped) {
+  Evaluation e = evaluate_timing("pass", TimedWorkloads{.names = {"M8828"}});
+  EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  EXPECT_EQ(time_calls(), std::vector<std::string>{"M8"});
+}
+
+struct TimedFailure {
+  const char* behaviour;
+  Verdict verdict;
+  const char* message_part;
+  std::size_t time_calls;  // the failing one included; none after it
+};
+
+class WorkerGpuStagesTimedFailures : public WorkerGpuStagesTimedWorkloads,
+                                     public ::testing::WithParamInterface<TimedFailure> {};
+
+TEST_P(WorkerGpuStagesTimedFailures, AnyTimedWorkloadFailsTheStage) {
+  const TimedFailure& want = GetParam();
+  Evaluation e = evaluate_timing(want.behaviour, TimedWorkloads{.all = true});
+  EXPECT_EQ(e.verdict, want.verdict) << e.message;
+  EXPECT_EQ(e.find_stage(Stage::kTiming)->status, StageStatus::kFailed);
+  EXPECT_NE(e.message.find(want.message_part), std::string::npos) << e.message;
+  EXPECT_EQ(time_calls().size(), want.time_calls);
+  EXPECT_FALSE(exchange_left_behind());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    OnEitherWorkload, WorkerGpuStagesTimedFailures,
+    ::testing::Values(
+        TimedFailure{"foreign@M4", Verdict::kForbidden, "timing M4: run() launched", 1},
+        TimedFailure{"crash_timing@M4", Verdict::kRuntimeError, "timing M4:", 1},
+        TimedFailure{"cached@M8", Verdict::kIncorrectNumerical, "timing M8: the outputs", 2},
+        TimedFailure{"hang_timing@M8", Verdict::kTimeout, "timing M8:", 2}),
+    [](const auto& param_info) {
+      std::string name = param_info.param.behaviour;
+      std::replace(name.begin(), name.end(), '@', '_');
+      return name;
+    });
 
 }  // namespace
 }  // namespace ptxbench::eval::worker

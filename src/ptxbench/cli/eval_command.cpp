@@ -1,9 +1,9 @@
-// `ptxbench eval FILE... --task NAME --arch hopper|blackwell [--json] [--jobs N]
-//  [--keep-artifacts DIR] [--compile-timeout S] [--no-gpu]`: every file through the staged
-//  pipeline. Markdown replies
-// (.md, .markdown, .txt) give their last fenced code block; sources (.cu, .cuh, .cpp) are taken
-// whole. Exit 0 when every verdict is PASSED or NOT_RUN, 1 when any candidate failed a stage,
-// 3 when ptxbench itself failed.
+// `ptxbench eval FILE... --task NAME|GLOB[,...] --arch hopper|blackwell [--json] [--jobs N]
+//  [--keep-artifacts DIR] [--compile-timeout S] [--no-gpu] [--time-workloads SPEC]`: every
+// (task, file) pair through the staged pipeline, compiled in parallel, GPU stages one after
+// another. Markdown replies (.md, .markdown, .txt) give their last fenced code block; sources
+// (.cu, .cuh, .cpp) are taken whole. Exit 0 when every verdict is PASSED or NOT_RUN, 1 when any
+// candidate failed a stage, 3 when ptxbench itself failed.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <string>
 
 #include "ptxbench/cli/command.hpp"
+#include "ptxbench/cli/eval_selection.hpp"
 #include "ptxbench/eval/evaluation_json.hpp"
 #include "ptxbench/eval/evaluator.hpp"
 #include "ptxbench/eval/summary.hpp"
@@ -23,7 +24,8 @@ namespace {
 
 struct EvalOptions {
   std::vector<std::string> files;
-  std::string task;
+  std::vector<std::string> tasks;  // names, globs or comma lists of them
+  std::string time_workloads = "headline";
   std::string arch;
   bool json = false;
   int jobs = 0;
@@ -86,23 +88,29 @@ int run_eval(const EvalOptions& options) {
     fmt::print(stderr, "ptxbench eval: {}\n", suite.error().message);
     return kExitUsage;
   }
-  const task::Task* task = task::find_task(*suite, options.task);
-  if (task == nullptr) {
-    std::vector<std::string> names;
-    for (const auto& t : *suite) names.push_back(t.name);
-    fmt::print(stderr, "ptxbench eval: no task named '{}'{} (see `ptxbench tasks`)\n", options.task,
-               did_you_mean(options.task, names));
+  auto tasks = select_tasks(*suite, options.tasks);
+  if (!tasks) {
+    fmt::print(stderr, "ptxbench eval: {}\n", tasks.error().message);
+    return kExitUsage;
+  }
+  auto timed = select_timed_workloads(options.time_workloads, *tasks);
+  if (!timed) {
+    fmt::print(stderr, "ptxbench eval: {}\n", timed.error().message);
     return kExitUsage;
   }
   auto inputs = read_inputs(options.files);
   if (!inputs) return kExitUsage;
+  std::vector<eval::TaskCandidate> pairs;
+  for (const auto* task : *tasks) {
+    for (const auto& input : *inputs) pairs.push_back({.task = task, .input = input});
+  }
 
   auto runner = std::make_shared<util::SystemProcessRunner>();
-  auto gpu = options.no_gpu ? nullptr : eval::make_default_gpu_stages(runner);
+  auto gpu = options.no_gpu ? nullptr : eval::make_default_gpu_stages(runner, *timed);
   eval::Evaluator evaluator(
       {.work_dir = options.keep_artifacts, .jobs = options.jobs, .run_gpu_stages = !options.no_gpu},
       runner, gpu);
-  const auto evaluations = evaluator.evaluate_many(*task, *arch, *inputs);
+  const auto evaluations = evaluator.evaluate_pairs(*arch, pairs);
 
   if (options.json) {
     nlohmann::json out = nlohmann::json::array();
@@ -123,10 +131,14 @@ void add_eval_command(CLI::App& app, CommandContext& context) {
   auto* sub = app.add_subcommand("eval", "");
   sub->add_option("files", options->files, "Candidate .cu files or model replies (.md)")
       ->required();
-  sub->add_option("--task", options->task, "Task name (see `ptxbench tasks`)")->required();
+  sub->add_option("--task", options->tasks,
+                  "Task name or glob (gemm_*; see `ptxbench tasks`); repeat it or give a comma "
+                  "list for several tasks: every file is evaluated on each")
+      ->required()
+      ->allow_extra_args(false);
   sub->add_option("--arch", options->arch, "hopper (sm_90a) or blackwell (sm_100a)")->required();
   sub->add_flag("--json", options->json,
-                "Print the evaluation record(s) as JSON (an array for several files)");
+                "Print the evaluation record(s) as JSON (an array for several evaluations)");
   sub->add_option("--jobs", options->jobs, "Parallel compiles (default: all cores)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--keep-artifacts", options->keep_artifacts,
@@ -138,6 +150,11 @@ void add_eval_command(CLI::App& app, CommandContext& context) {
       ->check(CLI::PositiveNumber);
   sub->add_flag("--no-gpu", options->no_gpu,
                 "Stop after the static stages even where a GPU is present");
+  sub->add_option("--time-workloads", options->time_workloads,
+                  "Workloads the timing stage times: headline (default), all, or a comma list "
+                  "of workload names (M8192,M8828; a task lacking one skips it). The verdict "
+                  "and headline speedup always come from the headline workload")
+      ->capture_default_str();
   sub->callback([options, &context] { context.exit_code = run_eval(*options); });
 }
 

@@ -32,11 +32,14 @@ std::optional<std::filesystem::path> find_worker() {
 
 }  // namespace
 
-std::shared_ptr<GpuStages> make_default_gpu_stages(std::shared_ptr<util::ProcessRunner> runner) {
+std::shared_ptr<GpuStages> make_default_gpu_stages(std::shared_ptr<util::ProcessRunner> runner,
+                                                   TimedWorkloads timed_workloads) {
   auto worker = find_worker();
   if (!worker) return nullptr;
   return std::make_shared<worker::WorkerGpuStages>(
-      worker::WorkerGpuStagesOptions{.worker = *worker}, std::move(runner));
+      worker::WorkerGpuStagesOptions{.worker = *worker,
+                                     .timed_workloads = std::move(timed_workloads)},
+      std::move(runner));
 }
 
 }  // namespace ptxbench::eval

@@ -1,5 +1,6 @@
-// The Evaluator: stages 1-4 of many candidates in parallel on a thread pool, then the GPU stages
-// one candidate after another (they share one GPU), then the one-line verdict messages.
+// The Evaluator: stages 1-4 of many candidates (of one task or several) in parallel on a thread
+// pool, then the GPU stages one candidate after another (they share one GPU), then the one-line
+// verdict messages.
 #include "ptxbench/eval/evaluator.hpp"
 
 #include <fmt/format.h>
@@ -192,15 +193,24 @@ Evaluation Evaluator::evaluate(const task::Task& task, arch::Arch arch,
 
 std::vector<Evaluation> Evaluator::evaluate_many(const task::Task& task, arch::Arch arch,
                                                  const std::vector<CandidateInput>& inputs) {
+  std::vector<TaskCandidate> pairs;
+  pairs.reserve(inputs.size());
+  for (const auto& input : inputs) pairs.push_back({.task = &task, .input = input});
+  return evaluate_pairs(arch, pairs);
+}
+
+std::vector<Evaluation> Evaluator::evaluate_pairs(arch::Arch arch,
+                                                  const std::vector<TaskCandidate>& pairs) {
+  for (const auto& pair : pairs) PTXBENCH_CHECK(pair.task != nullptr, "a candidate without a task");
   const std::string created_at = utc_now_iso8601();
-  std::vector<StaticOutcome> outcomes(inputs.size());
+  std::vector<StaticOutcome> outcomes(pairs.size());
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int jobs = std::clamp(impl_->options.jobs > 0 ? impl_->options.jobs : cores, 1,
-                              static_cast<int>(std::max<std::size_t>(1, inputs.size())));
+                              static_cast<int>(std::max<std::size_t>(1, pairs.size())));
   std::atomic<std::size_t> next{0};
   auto work = [&] {
-    for (std::size_t i = next++; i < inputs.size(); i = next++) {
-      outcomes[i] = impl_->static_stages(task, arch, inputs[i]);
+    for (std::size_t i = next++; i < pairs.size(); i = next++) {
+      outcomes[i] = impl_->static_stages(*pairs[i].task, arch, pairs[i].input);
     }
   };
   {
@@ -226,9 +236,9 @@ std::vector<Evaluation> Evaluator::evaluate_many(const task::Task& task, arch::A
 
   std::vector<Evaluation> evaluations;
   evaluations.reserve(outcomes.size());
-  for (auto& outcome : outcomes) {
-    impl_->gpu_stages(task, outcome, available, why_not);
-    Evaluation& e = outcome.evaluation;
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    impl_->gpu_stages(*pairs[i].task, outcomes[i], available, why_not);
+    Evaluation& e = outcomes[i].evaluation;
     e.created_at = created_at;
     fill_message(e);
     e.message = first_line(e.message);

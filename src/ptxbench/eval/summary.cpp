@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 
+#include "ptxbench/eval/timed_workloads.hpp"
+
 namespace ptxbench::eval {
 namespace {
 
@@ -46,15 +48,49 @@ std::string result_cell(const Evaluation& e) {
   return "-";
 }
 
+std::string candidate_name(const Evaluation& e) {
+  return e.source_name.empty() ? std::string("-") : e.source_name;
+}
+
+// When any evaluation timed more than its headline: each such evaluation's speedups per
+// workload, then the geometric mean over every timed workload shown.
+std::string timed_workloads_section(const std::vector<Evaluation>& evaluations) {
+  const bool any_several =
+      std::any_of(evaluations.begin(), evaluations.end(),
+                  [](const Evaluation& e) { return timed_count(e.workloads) > 1; });
+  if (!any_several) return "";
+  std::vector<std::pair<std::string, std::string>> lines;
+  std::vector<WorkloadResult> timed;
+  std::size_t label_width = 0;
+  for (const auto& e : evaluations) {
+    std::vector<std::string> parts;
+    for (const auto& w : e.workloads) {
+      if (!w.speedup) continue;
+      parts.push_back(fmt::format("{} {:.3f}x", w.workload, *w.speedup));
+      timed.push_back(w);
+    }
+    if (parts.empty()) continue;
+    std::string label = fmt::format("{} on {}", candidate_name(e), e.task);
+    label_width = std::max(label_width, label.size());
+    lines.emplace_back(std::move(label), fmt::format("{}", fmt::join(parts, ", ")));
+  }
+  std::string out = "\nspeedup vs baseline per timed workload:\n";
+  for (const auto& [label, speedups] : lines)
+    out += fmt::format("  {:<{}}  {}\n", label, label_width, speedups);
+  out += fmt::format("geometric mean over {} timed workloads: {:.3f}x\n", timed.size(),
+                     geometric_mean_speedup(timed).value_or(0));
+  return out;
+}
+
 }  // namespace
 
 std::string render_summary(const std::vector<Evaluation>& evaluations) {
   std::vector<Row> rows{{"candidate", "verdict", "requested families (static count)",
                          "regs / smem / spills", "result", "task"}};
   for (const auto& e : evaluations) {
-    rows.push_back({e.source_name.empty() ? std::string("-") : e.source_name,
-                    std::string(to_string(e.verdict)), families_cell(e), resources_cell(e),
-                    result_cell(e), fmt::format("{} ({})", e.task, arch::to_string(e.arch))});
+    rows.push_back({candidate_name(e), std::string(to_string(e.verdict)), families_cell(e),
+                    resources_cell(e), result_cell(e),
+                    fmt::format("{} ({})", e.task, arch::to_string(e.arch))});
   }
   std::array<std::size_t, kColumns> width{};
   for (const auto& row : rows) {
@@ -68,6 +104,7 @@ std::string render_summary(const std::vector<Evaluation>& evaluations) {
     }
     out += line + "\n";
   }
+  out += timed_workloads_section(evaluations);
   bool any_reason = false;
   for (const auto& e : evaluations) {
     if (e.verified() || e.message.empty()) continue;

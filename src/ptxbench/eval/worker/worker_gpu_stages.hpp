@@ -6,7 +6,9 @@
 //                regenerates the inputs from the seeds, computes the reference, compares)
 //   dynamic SASS `worker probe` on the headline workload (dynamic_sass.hpp); kernels it leaves
 //                inconclusive are counted by ncu around the sanitizer's run (ncu_counts.hpp)
-//   timing       `worker time` on the headline workload: candidate and baseline interleaved
+//   timing       `worker time` on each timed workload (the headline, and whatever
+//                options.timed_workloads adds), one process per workload: candidate and
+//                baseline interleaved
 // Each process is new, so a candidate that faults, hangs or exhausts memory costs its own
 // processes and the next candidate starts on a clean GPU context.
 #pragma once
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "ptxbench/eval/gpu_stages.hpp"
+#include "ptxbench/eval/timed_workloads.hpp"
 #include "ptxbench/eval/worker/worker_client.hpp"
 #include "ptxbench/eval/worker/worker_job.hpp"
 #include "ptxbench/util/process.hpp"
@@ -46,6 +49,7 @@ struct WorkerGpuStagesOptions {
   // Nsight Compute counts the kernels the probe could not (ncu_counts.hpp); empty: no fallback.
   std::filesystem::path ncu = "ncu";
   bool time = true;
+  TimedWorkloads timed_workloads;  // default: the headline only
   std::vector<std::pair<std::string, std::string>> worker_env;
 };
 
