@@ -10,6 +10,7 @@
 #   verdicts: the executed-instruction proof, every control and every solution through
 #             `ptxbench eval`, in parallel shards (they assert verdicts; their timings are unused)
 #   demo:     `ptxbench demo` alone on the GPU (its speedups are recorded)
+#   custom:   CUSTOM_CMD (a bash command line; $build, $tree, $worker, $out set), CUSTOM_LIMIT_S
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 results="${OUT:-$root/gpu-check-out}"
@@ -139,6 +140,12 @@ if wants verdicts; then
   wait
   printf '%-18s %7.1f s\n' verdicts "$(( $(now_ms) - start ))e-3" >>"$out/summary.txt"
   archive
+fi
+
+if wants custom; then
+  # CUSTOM_CMD runs with this script's environment ($build, $tree, $worker, $out are set).
+  step custom "${CUSTOM_LIMIT_S:-300}" env build="$build" tree="$tree" worker="$worker" out="$out" \
+    bash -c "${CUSTOM_CMD:-true}"
 fi
 
 if wants demo; then
