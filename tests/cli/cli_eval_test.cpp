@@ -68,6 +68,39 @@ TEST(CliEval, SeveralFilesSummaryAndArtifacts) {
   EXPECT_TRUE(std::filesystem::exists(artifacts.path() / "001-syntax_error.cu" / "candidate.cu"));
 }
 
+// Several tasks (a comma list and a glob, repeated --task): every (task, file) pair, a JSON
+// array in the order the tasks were named (a glob's matches in suite order), each task once.
+TEST(CliEval, SeveralTasksGiveOneEvaluationPerTaskAndFile) {
+  auto r = ptxbench({"eval", candidate("syntax_error.cu"), "--task",
+                     "gemm_n7168_k5120,gemm_n5120_k5120", "--task", "gemm_n512*", "--arch",
+                     "hopper", "--no-gpu", "--json", "--time-workloads", "M8192,M8828"});
+  EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
+  auto json = nlohmann::json::parse(r.stdout_text);
+  ASSERT_TRUE(json.is_array());
+  std::vector<std::string> tasks;
+  for (const auto& e : json) {
+    tasks.push_back(e.at("task"));
+    EXPECT_EQ(e.at("verdict"), "COMPILE_ERROR");
+  }
+  EXPECT_EQ(tasks, (std::vector<std::string>{"gemm_n7168_k5120", "gemm_n5120_k5120",
+                                             "gemm_n5120_k2048", "gemm_n5120_k17408"}));
+}
+
+TEST(CliEval, TaskGlobsAndTimedWorkloadsThatMatchNothingAreUsageErrors) {
+  auto glob =
+      ptxbench({"eval", candidate("syntax_error.cu"), "--task", "conv_*", "--arch", "hopper"});
+  EXPECT_EQ(glob.exit_code, 2);
+  EXPECT_THAT(glob.stderr_text, HasSubstr("no task matches 'conv_*'"));
+  auto workload = ptxbench({"eval", candidate("syntax_error.cu"), "--task", "gemm_*", "--arch",
+                            "hopper", "--time-workloads", "M8192,M882"});
+  EXPECT_EQ(workload.exit_code, 2);
+  EXPECT_THAT(workload.stderr_text, HasSubstr("did you mean M8828?"));
+  auto empty = ptxbench({"eval", candidate("syntax_error.cu"), "--task", "gemm_n7168_k5120",
+                         "--arch", "hopper", "--time-workloads", ","});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_THAT(empty.stderr_text, HasSubstr("--time-workloads"));
+}
+
 TEST(CliEval, StaticallyVerifiedKernelExitsZeroAsNotRun) {
   auto r = ptxbench({"eval", candidate("hopper_wgmma_tma.cu"), "--task", "gemm_n7168_k5120",
                      "--arch", "hopper", "--no-gpu", "--json"});
