@@ -105,12 +105,17 @@ std::string render_summary(const std::vector<Evaluation>& evaluations) {
     out += line + "\n";
   }
   out += timed_workloads_section(evaluations);
+  // With several tasks a file appears once per task: its reasons name the task too.
+  const bool several_tasks =
+      std::any_of(evaluations.begin(), evaluations.end(),
+                  [&](const Evaluation& e) { return e.task != evaluations.front().task; });
   bool any_reason = false;
   for (const auto& e : evaluations) {
     if (e.verified() || e.message.empty()) continue;
     if (!any_reason) out += "\n";
     any_reason = true;
-    out += fmt::format("{}: {}\n", e.source_name.empty() ? "-" : e.source_name, e.message);
+    out += several_tasks ? fmt::format("{} on {}: {}\n", candidate_name(e), e.task, e.message)
+                         : fmt::format("{}: {}\n", candidate_name(e), e.message);
   }
   return out;
 }

@@ -1,7 +1,7 @@
 // The short human summary of evaluations: one table row per candidate (file, verdict, requested
 // families found, registers / shared memory / spills, headline speedup, task), the speedup of
 // every timed workload and their geometric mean when more than the headlines were timed, then
-// each candidate's one-line reason when it did not pass.
+// each candidate's one-line reason when it did not pass (with its task when there are several).
 #pragma once
 #include <string>
 #include <vector>
