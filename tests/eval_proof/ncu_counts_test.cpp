@@ -7,10 +7,17 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "ptxbench/eval/evaluation_json.hpp"
 #include "scripted_runner.hpp"
 
 namespace ptxbench::eval {
@@ -119,6 +126,86 @@ TEST(NcuCounts, RunsNcuAroundTheProgramWithADeadline) {
   EXPECT_EQ(runner.calls[0].timeout, std::chrono::seconds(120));
 }
 
+// Each flag as `ncu --help` of Nsight Compute 2025.3 spells it, the program last.
+TEST(NcuCounts, ArgumentsAreExactlyTheDocumentedFlags) {
+  EXPECT_EQ(ncu_arguments(request()),
+            (std::vector<std::string>{
+                "/usr/local/cuda/bin/ncu", "--clock-control", "none", "--metrics",
+                "smsp__sass_inst_executed_op_shared_gmma.sum,smsp__sass_inst_executed_op_tma.sum,"
+                "smsp__sass_inst_executed.sum",
+                "--csv", "--page", "raw", "--print-units", "base", "--print-kernel-base", "mangled",
+                "/opt/ptxbench/bin/ptxbench-worker", "candidate"}));
+}
+
+// Sets an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      ::setenv(name_, old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST(NcuCounts, ResolvesABareNameThroughCudaHome) {
+  const auto home =
+      std::filesystem::temp_directory_path() / ("ptxbench-ncu-home-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(home / "bin");
+  const auto tool = home / "bin" / "ptxbench-test-ncu";
+  std::ofstream(tool) << "#!/bin/sh\n";
+  std::filesystem::permissions(tool, std::filesystem::perms::owner_all);
+  {
+    ScopedEnv cuda_home("CUDA_HOME", home.string());
+    EXPECT_EQ(resolve_ncu("ptxbench-test-ncu"), tool);
+    NcuRequest bare = request();
+    bare.ncu = "ptxbench-test-ncu";
+    EXPECT_EQ(ncu_arguments(bare).front(), tool.string());
+    // Not found anywhere: the name is kept, and the spawn says it was not found.
+    EXPECT_EQ(resolve_ncu("ptxbench-no-such-ncu"), "ptxbench-no-such-ncu");
+  }
+  // A path is used as given, even when it does not exist.
+  EXPECT_EQ(resolve_ncu("/nonexistent/ncu"), "/nonexistent/ncu");
+  std::filesystem::remove_all(home);
+}
+
+// "n/a" for one launch of a kernel leaves that kernel inconclusive; the other kernels keep
+// their counts.
+TEST(NcuRawCsv, AnUnreadableLaunchSpoilsOnlyItsKernel) {
+  std::string csv = raw_csv(128, 16);
+  const std::string nvjet_counts = "\"9,876,543\",\"1,048,576\",\"8,192\"";
+  const auto at = csv.find(nvjet_counts);
+  ASSERT_NE(at, std::string::npos);
+  csv.replace(at, nvjet_counts.size(), "\"n/a\",\"n/a\",\"n/a\"");
+  const auto counts = parse_ncu_raw_csv(csv);
+  ASSERT_TRUE(counts) << counts.error().message;
+  ASSERT_EQ(counts->size(), 2u);
+  EXPECT_EQ((*counts)[0].gmma, 256);
+  EXPECT_EQ((*counts)[0].unreadable_launches, 0);
+  EXPECT_EQ((*counts)[1].unreadable_launches, 1);
+  EXPECT_EQ((*counts)[1].launches, 0);
+
+  sass::SassModule module;
+  module.kernels.push_back(tensor_core_kernel());
+  module.kernels.back().name = (*counts)[1].kernel;
+  const KernelExecution spoiled =
+      execution_from_ncu(*counts, module.kernels[0], arch::Arch::kHopper);
+  EXPECT_EQ(spoiled.evidence, ExecutionEvidence::kInconclusive);
+  EXPECT_NE(spoiled.note.find("could not count 1 of its 1 launches"), std::string::npos)
+      << spoiled.note;
+}
+
 TEST(NcuCounts, TimeoutIsAnError) {
   testing::ScriptedRunner runner;
   util::ProcessResult late = testing::exited(0, raw_csv(256, 32));
@@ -188,6 +275,39 @@ TEST(NcuFallback, CountsTheLaterKernelOfAMultiKernelCandidate) {
       judge_execution(module, kernels, {"GMMA", "TMA"}, 2 * kSmallGemmFlops);
   EXPECT_TRUE(proof.all_requested_substantial()) << proof.message;
   EXPECT_EQ(family(proof, "SYNCS").executed_count, 4);  // the probe's kernel counted SYNCS
+
+  // The evaluation and its JSON say which tool measured each kernel.
+  Evaluation evaluation;
+  evaluation.kernels = {{.name = kFfma}, {.name = kGemm}};
+  apply_execution_proof(proof, evaluation);
+  EXPECT_EQ(evaluation.kernels[0].executed_by, "probe");
+  EXPECT_EQ(evaluation.kernels[1].executed_by, "ncu");
+  EXPECT_EQ(evaluation.kernels[1].executed_families.at("GMMA"), 256);
+  const nlohmann::json json = to_json(evaluation);
+  EXPECT_EQ(json["kernels"][1]["executed_by"], "ncu");
+  const auto back = evaluation_from_json(json);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->kernels[0].executed_by, "probe");
+  EXPECT_EQ(back->kernels[1].executed_by, "ncu");
+}
+
+// Nothing measured a kernel: no executed_by, and the JSON leaves the field out.
+TEST(NcuFallback, AnUnmeasuredKernelHasNoExecutedBy) {
+  sass::SassModule module;
+  module.kernels.push_back(tensor_core_kernel());
+  ProbeReport failed;
+  failed.error = "no reply";
+  auto kernels = executions_from_probe(failed, module, arch::Arch::kHopper);
+  testing::ScriptedRunner runner;  // no scripted answer: ncu "could not start"
+  fill_inconclusive_with_ncu(runner, request(), module, arch::Arch::kHopper, kernels);
+  ASSERT_EQ(kernels[0].evidence, ExecutionEvidence::kInconclusive);
+  EXPECT_NE(kernels[0].note.find("ncu: ncu could not start"), std::string::npos) << kernels[0].note;
+  const ExecutionProof proof = judge_execution(module, kernels, {"GMMA"}, kSmallGemmFlops);
+  Evaluation evaluation;
+  evaluation.kernels = {{.name = kGemm}};
+  apply_execution_proof(proof, evaluation);
+  EXPECT_TRUE(evaluation.kernels[0].executed_by.empty());
+  EXPECT_FALSE(to_json(evaluation)["kernels"][0].contains("executed_by"));
 }
 
 TEST(NcuFallback, MixedShapesAreAWeightedEstimate) {

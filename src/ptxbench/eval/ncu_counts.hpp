@@ -29,14 +29,16 @@ inline constexpr std::string_view kNcuExecutedMetric = "smsp__sass_inst_executed
 struct NcuKernelCounts {
   std::string kernel;
   int launches = 0;
-  std::int64_t gmma = 0;      // warp-level executions
-  std::int64_t tma = 0;       // warp-level executions
-  std::int64_t executed = 0;  // all instructions, warp-level
+  std::int64_t gmma = 0;        // warp-level executions
+  std::int64_t tma = 0;         // warp-level executions
+  std::int64_t executed = 0;    // all instructions, warp-level
+  int unreadable_launches = 0;  // launches whose counts ncu printed as "n/a" or not at all
 };
 
 // `ncu --csv --page raw` output: a header row (ID, ..., Kernel Name, ..., metric names), a units
 // row, then one row per launch. Lines before the header (the program's own output, ==PROF==
-// lines) are skipped. Numbers may carry thousands separators.
+// lines) are skipped. Numbers may carry thousands separators. A launch with an unreadable count
+// is counted in unreadable_launches, and such a kernel stays inconclusive.
 util::Expected<std::vector<NcuKernelCounts>> parse_ncu_raw_csv(std::string_view text);
 
 struct NcuRequest {
