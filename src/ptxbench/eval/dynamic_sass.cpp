@@ -269,6 +269,7 @@ void apply_execution_proof(const ExecutionProof& proof, Evaluation& evaluation) 
       if (kernel.name == execution.kernel &&
           execution.evidence != ExecutionEvidence::kInconclusive) {
         kernel.executed_families = execution.executions;
+        kernel.executed_by = execution.method;
       }
     }
   }

@@ -74,6 +74,9 @@ struct KernelReport {
   int spill_load_bytes = 0;
   std::map<std::string, std::int64_t> static_families;    // family -> instruction count in SASS
   std::map<std::string, std::int64_t> executed_families;  // family -> warp-level executions
+  // What measured executed_families: "probe" (CUPTI SASS metrics in the worker) or "ncu"
+  // (Nsight Compute, for kernels the probe cannot see); empty when nothing measured the kernel.
+  std::string executed_by;
 };
 
 // Evidence for one instruction family across the candidate's kernels.

@@ -93,6 +93,7 @@ json to_json(const Evaluation& e) {
                             {"spill_load_bytes", k.spill_load_bytes},
                             {"static_families", k.static_families},
                             {"executed_families", k.executed_families}});
+    if (!k.executed_by.empty()) j["kernels"].back()["executed_by"] = k.executed_by;
   }
   j["families"] = json::array();
   for (const auto& f : e.families) {
@@ -172,6 +173,7 @@ util::Expected<Evaluation> evaluation_from_json(const json& j) {
       r.spill_load_bytes = get_or(k, "spill_load_bytes", 0);
       r.static_families = k.value("static_families", std::map<std::string, std::int64_t>{});
       r.executed_families = k.value("executed_families", std::map<std::string, std::int64_t>{});
+      r.executed_by = get_or<std::string>(k, "executed_by", "");
       e.kernels.push_back(std::move(r));
     }
     for (const auto& f : j.value("families", json::array())) {
