@@ -1,11 +1,12 @@
 // Broken GEMM candidates for the harness's own tests, one defect per build flag:
-//   GEMM_FAULT          writes far outside C (illegal address)      -> RUNTIME_ERROR
-//   GEMM_HANG           a kernel that never ends                    -> TIMEOUT
-//   GEMM_OOM            asks for more device memory than exists     -> RUNTIME_ERROR (out of
-//   memory) GEMM_ABORT          abort() in run()                            -> RUNTIME_ERROR
-//   (signal) GEMM_UNWRITTEN      returns without writing C                   -> INCORRECT_SHAPE
-//   GEMM_HALF_WRITTEN   writes only the first half of C's rows      -> INCORRECT_NUMERICAL
-//   GEMM_MODIFIES_A     correct C, then overwrites A's first row    -> INPUTS_MODIFIED
+//   GEMM_FAULT         writes far outside C (illegal address)  -> RUNTIME_ERROR
+//   GEMM_HANG          a kernel that never ends                -> TIMEOUT
+//   GEMM_OOM           more device memory than exists          -> RUNTIME_ERROR (out of memory)
+//   GEMM_ABORT         abort() in run()                        -> RUNTIME_ERROR (signal)
+//   GEMM_HOST_OOM      touches 64 GiB of host memory           -> RUNTIME_ERROR (host memory)
+//   GEMM_UNWRITTEN     returns without writing C               -> INCORRECT_SHAPE
+//   GEMM_HALF_WRITTEN  writes only the first half of C's rows  -> INCORRECT_NUMERICAL
+//   GEMM_MODIFIES_A    correct C, then overwrites A's first row -> INPUTS_MODIFIED
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <tvm/ffi/container/tensor.h>
@@ -73,11 +74,15 @@ void run(tvm::ffi::TensorView a, tvm::ffi::TensorView b, tvm::ffi::TensorView c)
 #elif defined(GEMM_HOST_OOM)
   // Within the machine's memory, beyond the worker's host budget (16 GiB): only the limit stops
   // it. Every page is touched: memory that is only reserved costs nothing.
+  // The empty asm makes the pointer escape: without it the compiler may elide the allocation,
+  // the memset and the free altogether (it did: the first version passed in 2 ms per call).
   constexpr std::size_t kHoard = std::size_t{64} << 30;
-  auto* hoard = new char[kHoard];
+  auto* hoard = static_cast<char*>(std::malloc(kHoard));
+  if (hoard == nullptr) TVM_FFI_THROW(RuntimeError) << "malloc failed";
   std::memset(hoard, 1, kHoard);
+  asm volatile("" : : "r"(hoard) : "memory");
   rows = hoard[kHoard - 1] == 1 ? m : 0;
-  delete[] hoard;
+  std::free(hoard);
 #elif defined(GEMM_UNWRITTEN)
   return;
 #elif defined(GEMM_HALF_WRITTEN)
