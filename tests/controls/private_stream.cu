@@ -1,7 +1,9 @@
 // ptxbench-control: task=gemm_n7168_k5120 arch=hopper expect=INCORRECT_SHAPE|INCORRECT_NUMERICAL|FORBIDDEN why=work on a private stream
 // Launches the product on its own non-blocking stream and returns without making the caller's
 // stream wait: work the caller's stream does not order cannot be read in stream order, nor hidden
-// from the timing. A caller that reads C on its own stream right after run() sees the NaN poison.
+// from the timing. Correctness reads C on the caller's stream right after run() and sees the NaN
+// poison or a partly written C (INCORRECT_*) unless the private stream wins the race; then the
+// timing stage's stream rule (work on a stream other than the caller's) makes it FORBIDDEN.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>

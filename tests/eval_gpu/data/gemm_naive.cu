@@ -1,12 +1,18 @@
 // Correct, simple GEMM candidate for the harness's own tests: C[M,N] = A[M,K] · B[N,K]^T in bf16
 // with fp32 accumulation, 16x16 shared-memory tiles. No tensor cores: it is slow on purpose.
-// With -DGEMM_PRIVATE_STREAM it launches on a stream of its own and returns without joining it,
-// which timing must still count (CUPTI sees every stream).
+// Two breaches of the ABI's one-stream rule, each still correct in the caller's stream order, so
+// that only the timing trace's stream rule can fail them (FORBIDDEN):
+// -DGEMM_PRIVATE_STREAM forks onto a stream of its own and joins the caller's stream back with
+// events; -DGEMM_BACKGROUND_STREAM computes on the caller's stream, then a detached thread clears
+// a scratch buffer on a stream of its own while the harness goes on.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/extra/c_env_api.h>
 #include <tvm/ffi/function.h>
+
+#include <chrono>
+#include <thread>
 
 namespace {
 
@@ -33,6 +39,25 @@ __global__ void gemm_tiled(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_
   if (row < m && col < n) c[static_cast<long long>(row) * n + col] = __float2bfloat16_rn(acc);
 }
 
+#if defined(GEMM_PRIVATE_STREAM) || defined(GEMM_BACKGROUND_STREAM)
+cudaStream_t own_stream() {
+  static cudaStream_t stream = [] {
+    cudaStream_t s = nullptr;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    return s;
+  }();
+  return stream;
+}
+#endif
+
+#ifdef GEMM_PRIVATE_STREAM
+cudaEvent_t new_event() {
+  cudaEvent_t event = nullptr;
+  cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+  return event;
+}
+#endif
+
 }  // namespace
 
 void run(tvm::ffi::TensorView a, tvm::ffi::TensorView b, tvm::ffi::TensorView c) {
@@ -40,17 +65,32 @@ void run(tvm::ffi::TensorView a, tvm::ffi::TensorView b, tvm::ffi::TensorView c)
       n = static_cast<int>(b.size(0));
   auto stream = static_cast<cudaStream_t>(TVMFFIEnvGetStream(kDLCUDA, a.device().device_id));
 #ifdef GEMM_PRIVATE_STREAM
-  static cudaStream_t own = [] {
-    cudaStream_t s;
-    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-    return s;
-  }();
-  stream = own;
+  const cudaStream_t caller = stream;
+  static cudaEvent_t fork = new_event(), join = new_event();
+  cudaEventRecord(fork, caller);  // the inputs are ready in the caller's order
+  cudaStreamWaitEvent(own_stream(), fork, 0);
+  stream = own_stream();
 #endif
   dim3 block(kTile, kTile), grid((n + kTile - 1) / kTile, (m + kTile - 1) / kTile);
   gemm_tiled<<<grid, block, 0, stream>>>(static_cast<const __nv_bfloat16*>(a.data_ptr()),
                                          static_cast<const __nv_bfloat16*>(b.data_ptr()),
                                          static_cast<__nv_bfloat16*>(c.data_ptr()), m, n, k);
+#ifdef GEMM_PRIVATE_STREAM
+  cudaEventRecord(join, own_stream());
+  cudaStreamWaitEvent(caller, join, 0);
+#endif
+#ifdef GEMM_BACKGROUND_STREAM
+  constexpr size_t kScratchBytes = 1 << 20;
+  static void* scratch = [] {
+    void* p = nullptr;
+    cudaMalloc(&p, kScratchBytes);
+    return p;
+  }();
+  std::thread([] {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    cudaMemsetAsync(scratch, 0, kScratchBytes, own_stream());
+  }).detach();
+#endif
   cudaError_t status = cudaGetLastError();
   if (status != cudaSuccess) TVM_FFI_THROW(RuntimeError) << cudaGetErrorString(status);
 }

@@ -28,6 +28,10 @@ void cupti_check(CUptiResult result, const char* call) {
 constexpr CUpti_ActivityKind kTracedKinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET};
 
+void add_name(std::vector<std::string>& names, const std::string& name) {
+  if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+}
+
 }  // namespace
 
 KernelTrace::KernelTrace() : harness_thread_(std::this_thread::get_id()) {
@@ -55,6 +59,7 @@ void KernelTrace::begin_window(int window, bool candidate) {
     std::lock_guard lock(mutex_);
     window_is_candidate_[window] = candidate;
   }
+  current_window_is_candidate_.store(candidate);  // before the window opens: on_api reads it after
   current_window_.store(window);
 }
 
@@ -69,10 +74,13 @@ void CUPTIAPI KernelTrace::on_api(void* user, CUpti_CallbackDomain domain, CUpti
   if (info->callbackSite != CUPTI_API_ENTER) return;
   auto* self = static_cast<KernelTrace*>(user);
   int window = self->current_window_.load();
-  if (window < 0) {
-    if (std::this_thread::get_id() == self->harness_thread_) return;  // the harness's own work
+  bool harness_thread = std::this_thread::get_id() == self->harness_thread_;
+  if (window < 0 && harness_thread) return;  // the harness's own work
+  // Off the harness thread and outside the candidate's call (between calls, or while the
+  // baseline runs: cuBLASLt and cuDNN launch from the calling thread): the candidate's
+  // background work.
+  if (!harness_thread && (window < 0 || !self->current_window_is_candidate_.load()))
     window = kBackgroundWindow;
-  }
   std::lock_guard lock(self->mutex_);
   self->window_of_correlation_[info->correlationId] = window;
 }
@@ -100,8 +108,12 @@ void KernelTrace::take_buffer(std::uint8_t* buffer, size_t valid) {
       case CUPTI_ACTIVITY_KIND_KERNEL:
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        r = Record{k->correlationId, static_cast<std::int64_t>(k->start),
-                   static_cast<std::int64_t>(k->end), true, k->name ? k->name : ""};
+        r = Record{k->correlationId,
+                   static_cast<std::int64_t>(k->start),
+                   static_cast<std::int64_t>(k->end),
+                   k->streamId,
+                   true,
+                   k->name ? k->name : ""};
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -109,6 +121,7 @@ void KernelTrace::take_buffer(std::uint8_t* buffer, size_t valid) {
         r = Record{m->correlationId,
                    static_cast<std::int64_t>(m->start),
                    static_cast<std::int64_t>(m->end),
+                   m->streamId,
                    false,
                    {}};
         break;
@@ -118,6 +131,7 @@ void KernelTrace::take_buffer(std::uint8_t* buffer, size_t valid) {
         r = Record{m->correlationId,
                    static_cast<std::int64_t>(m->start),
                    static_cast<std::int64_t>(m->end),
+                   m->streamId,
                    false,
                    {}};
         break;
@@ -137,6 +151,13 @@ int KernelTrace::window_for_background_launch() const {
   return -1;
 }
 
+std::uint32_t KernelTrace::stream_id(CUstream stream) const {
+  std::uint32_t id = 0;
+  cupti_check(cuptiGetStreamIdEx(nullptr, stream, /*perThreadStream=*/0, &id),
+              "cuptiGetStreamIdEx");
+  return id;
+}
+
 std::map<int, WindowActivity> KernelTrace::collect() {
   cuptiActivityFlushAll(1);
   std::lock_guard lock(mutex_);
@@ -144,19 +165,27 @@ std::map<int, WindowActivity> KernelTrace::collect() {
   for (auto& r : records_) {
     auto found = window_of_correlation_.find(r.correlation);
     if (found == window_of_correlation_.end()) continue;  // the harness's own work
-    int window =
-        found->second == kBackgroundWindow ? window_for_background_launch() : found->second;
+    bool background = found->second == kBackgroundWindow;
+    int window = background ? window_for_background_launch() : found->second;
     if (window < 0) continue;
     WindowActivity& w = out[window];
+    w.candidate = window_is_candidate_[window];
+    auto stream = std::find_if(w.streams.begin(), w.streams.end(),
+                               [&](const auto& s) { return s.stream_id == r.stream_id; });
+    if (stream == w.streams.end())
+      stream = w.streams.insert(w.streams.end(), worker::StreamWork{.stream_id = r.stream_id});
+    if (background) ++stream->background_launches;
     bool first = w.kernels == 0 && w.memory_operations == 0;
     w.first_start_ns = first ? r.start_ns : std::min(w.first_start_ns, r.start_ns);
     w.last_end_ns = first ? r.end_ns : std::max(w.last_end_ns, r.end_ns);
     if (r.is_kernel) {
       ++w.kernels;
-      if (std::find(w.kernel_names.begin(), w.kernel_names.end(), r.name) == w.kernel_names.end())
-        w.kernel_names.push_back(r.name);
+      ++stream->kernels;
+      add_name(w.kernel_names, r.name);
+      add_name(stream->kernel_names, r.name);
     } else {
       ++w.memory_operations;
+      ++stream->memory_operations;
     }
   }
   records_.clear();

@@ -3,8 +3,11 @@
 // opens one window per timed call; the span from the first start to the last end of the work
 // attributed to a window is that call's time, so work hidden on a private stream is counted.
 // Attribution is by the launching API call's correlation id, recorded in a CUPTI callback:
-// launches inside a window belong to it; launches from other threads between windows (work a
-// candidate left running in the background) belong to the most recent candidate window.
+// launches inside a candidate window (from any thread) belong to it, and so do the harness
+// thread's inside a baseline window; launches from other threads outside candidate windows
+// (work a candidate left running in the background, between calls or while the baseline runs)
+// belong to the most recent candidate window. Each window's work is also split by CUPTI stream
+// id, for the ABI's stream rule (worker/stream_rule).
 //
 // CUPTI delivers activity buffers to plain C callbacks without a user pointer, so the live
 // trace is reachable through one process-wide pointer. Invariant: at most one KernelTrace per
@@ -21,14 +24,18 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ptxbench/eval/worker/stream_rule.hpp"
+
 namespace ptxbench::eval::gpu {
 
 struct WindowActivity {
+  bool candidate = false;  // the candidate's call, not the baseline's
   std::int64_t first_start_ns = 0;
   std::int64_t last_end_ns = 0;
   int kernels = 0;
-  int memory_operations = 0;              // memcpy + memset
-  std::vector<std::string> kernel_names;  // distinct, first-seen order
+  int memory_operations = 0;                // memcpy + memset
+  std::vector<std::string> kernel_names;    // distinct, first-seen order
+  std::vector<worker::StreamWork> streams;  // the same work by stream, first-seen order
 
   double span_ms() const { return static_cast<double>(last_end_ns - first_start_ns) * 1e-6; }
 };
@@ -45,12 +52,15 @@ class KernelTrace {
   void end_window();
   // Flushes CUPTI's buffers and returns the work of every window completed so far, removing it.
   std::map<int, WindowActivity> collect();
+  // CUPTI's id of `stream`, the one its activity records carry.
+  std::uint32_t stream_id(CUstream stream) const;
 
  private:
   struct Record {
     std::uint32_t correlation = 0;
     std::int64_t start_ns = 0;
     std::int64_t end_ns = 0;
+    std::uint32_t stream_id = 0;
     bool is_kernel = false;
     std::string name;
   };
@@ -66,6 +76,7 @@ class KernelTrace {
   CUpti_SubscriberHandle subscriber_ = nullptr;
   std::thread::id harness_thread_;
   std::atomic<int> current_window_{-1};
+  std::atomic<bool> current_window_is_candidate_{false};
   std::mutex mutex_;  // guards everything below
   std::map<int, bool> window_is_candidate_;
   std::unordered_map<std::uint32_t, int> window_of_correlation_;

@@ -2,7 +2,9 @@
 // inputs. Per sample: the L2 is flushed, a blocking kernel holds the stream while the call is
 // enqueued, and the call's time is the span of all GPU work CUPTI attributes to it (any stream,
 // any thread). Samples taken while the SM clock is pulled down are dropped; the loop stops when
-// both sides are quiet enough or at the time limit.
+// both sides are quiet enough or at the time limit. The same trace judges the ABI's rules at
+// run time: every kernel a candidate call launched is its own (no library kernels), and all its
+// work ran on the caller's stream (worker/stream_rule); either breach is FORBIDDEN.
 #include <cxxabi.h>
 #include <fmt/format.h>
 
@@ -28,6 +30,7 @@
 #include "ptxbench/eval/gpu/worker_modes.hpp"
 #include "ptxbench/eval/worker/output_comparison.hpp"
 #include "ptxbench/eval/worker/statistics.hpp"
+#include "ptxbench/eval/worker/stream_rule.hpp"
 #include "ptxbench/eval/worker/timing_record.hpp"
 
 namespace ptxbench::eval::gpu {
@@ -116,6 +119,7 @@ class TimingLoop {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (done || elapsed > limit_s) break;
     }
+    absorb(trace_.collect());  // work a background thread launched after the last round
     wall_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::nullopt;
   }
@@ -144,6 +148,7 @@ class TimingLoop {
             {"baseline_description", baseline_.describe()},
             {"kernels", kernels},
             {"foreign_kernels", foreign},
+            {"streams", stream_rule_.to_json()},
             {"blocking_kernel", use_blocker_},
             {"rounds", rounds_},
             {"max_sm_clock_mhz", max_clock_mhz_},
@@ -153,6 +158,7 @@ class TimingLoop {
   }
 
   const std::set<std::string>& foreign_kernels() const { return foreign_; }
+  const worker::StreamRule& stream_rule() const { return stream_rule_; }
 
  private:
   void regenerate_inputs(std::uint64_t seed) {
@@ -202,6 +208,8 @@ class TimingLoop {
   }
 
   void absorb(const std::map<int, WindowActivity>& activity) {
+    // Every attributed window, including one whose sample was absorbed already (late work).
+    for (const auto& [window, work] : activity) stream_rule_.add_call(work.candidate, work.streams);
     for (const auto& s : pending_) {
       auto found = activity.find(s.window);
       const WindowActivity* work = found == activity.end() ? nullptr : &found->second;
@@ -247,6 +255,7 @@ class TimingLoop {
   bool use_blocker_ = true;
   EventTimer timer_;
   KernelTrace trace_;
+  worker::StreamRule stream_rule_{trace_.stream_id(stream_)};
   int next_window_ = 0;
   int rounds_ = 0;
   double wall_seconds_ = 0;
@@ -321,12 +330,17 @@ int run_timing_mode(const worker::WorkerJob& job) {
   bool match = true;
   body["output_checks"] = compare_last_round(job, tensors, baseline_outputs, stream.get(), match);
   body["outputs_match"] = match;
+  std::string breaches;  // both ABI breaches are reported when both happened
   if (!loop.foreign_kernels().empty()) {
     std::string names;
     for (const auto& name : loop.foreign_kernels())
       names += (names.empty() ? "" : ", ") + demangle(name);
-    print_reply(ReplyStatus::kForbidden,
-                "run() launched kernels that are not the candidate's own: " + names, body);
+    breaches = "run() launched kernels that are not the candidate's own: " + names;
+  }
+  if (loop.stream_rule().violated())
+    breaches += (breaches.empty() ? "" : "; ") + loop.stream_rule().message();
+  if (!breaches.empty()) {
+    print_reply(ReplyStatus::kForbidden, breaches, body);
     return 0;
   }
   print_reply(ReplyStatus::kOk, "", body);
