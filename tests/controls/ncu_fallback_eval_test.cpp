@@ -70,7 +70,7 @@ std::string dump(const eval::Evaluation& e) {
     }                                                                                    \
   } while (false)
 
-TEST(NcuFallback, ProvesTheSecondKernelOfATwoKernelCandidate) {
+TEST(NcuFallbackOnGpu, ProvesTheSecondKernelOfATwoKernelCandidate) {
   const eval::Evaluation e = evaluate_two_kernels("ncu");
   PTXBENCH_SKIP_WITHOUT_GPU_STAGES(e);
   ASSERT_EQ(e.verdict, eval::Verdict::kPassed) << e.message << "\n" << dump(e);
@@ -107,7 +107,7 @@ TEST(NcuFallback, ProvesTheSecondKernelOfATwoKernelCandidate) {
       << proof->message;
 }
 
-TEST(NcuFallback, WithoutNcuTheSecondKernelStaysUnproven) {
+TEST(NcuFallbackOnGpu, WithoutNcuTheSecondKernelStaysUnproven) {
   const eval::Evaluation e = evaluate_two_kernels("/nonexistent/ncu");
   PTXBENCH_SKIP_WITHOUT_GPU_STAGES(e);
   ASSERT_EQ(e.verdict, eval::Verdict::kInstructionsNotExecuted) << e.message << "\n" << dump(e);
