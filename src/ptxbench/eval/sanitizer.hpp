@@ -62,7 +62,9 @@ struct SanitizerRequest {
   std::optional<std::string> program_stdin;  // the worker's job, when it reads one
   std::vector<std::pair<std::string, std::string>> env;
   std::vector<SanitizerTool> tools = {SanitizerTool::kMemcheck, SanitizerTool::kRacecheck};
-  std::chrono::milliseconds memcheck_timeout{std::chrono::seconds(120)};
+  // Correct candidates took 2-30 s under both tools on the H200 (docs/gpu-results); a hang costs
+  // the memcheck deadline plus the correctness stage's call deadline.
+  std::chrono::milliseconds memcheck_timeout{std::chrono::seconds(60)};
   std::chrono::milliseconds racecheck_timeout{std::chrono::seconds(60)};
   // Bytes of guard memory after every allocation when the tool offers --padding: without it an
   // access just past one buffer lands in the next one and is not reported.
