@@ -50,14 +50,25 @@ DeviceTensor::DeviceTensor(worker::TensorDesc desc, DeviceBuffer buffer)
   bind_view();
 }
 
+DeviceTensor DeviceTensor::view(worker::TensorDesc desc, void* data) {
+  PTXBENCH_CHECK(data != nullptr || desc.bytes() == 0, "a tensor view needs memory to point at");
+  DeviceTensor tensor(std::move(desc), DeviceBuffer());
+  tensor.borrowed_ = data;
+  tensor.bind_view();
+  return tensor;
+}
+
 DeviceTensor::DeviceTensor(DeviceTensor&& other) noexcept
-    : desc_(std::move(other.desc_)), buffer_(std::move(other.buffer_)) {
+    : desc_(std::move(other.desc_)),
+      buffer_(std::move(other.buffer_)),
+      borrowed_(std::exchange(other.borrowed_, nullptr)) {
   bind_view();
 }
 
 DeviceTensor& DeviceTensor::operator=(DeviceTensor&& other) noexcept {
   desc_ = std::move(other.desc_);
   buffer_ = std::move(other.buffer_);
+  borrowed_ = std::exchange(other.borrowed_, nullptr);
   bind_view();
   return *this;
 }
@@ -66,7 +77,7 @@ void DeviceTensor::bind_view() {
   int device = 0;
   cudaGetDevice(&device);
   dl_ = DLTensor{};
-  dl_.data = buffer_.data();
+  dl_.data = data();
   dl_.device = DLDevice{kDLCUDA, device};
   dl_.ndim = static_cast<std::int32_t>(desc_.shape.size());
   dl_.dtype = dl_dtype(desc_.dtype);

@@ -20,18 +20,25 @@ namespace ptxbench::eval::gpu {
 
 class Baseline;
 
-// One tensor: its description, its memory and a DLTensor view of both.
+// One tensor: its description, its memory and a DLTensor view of both. The memory is owned,
+// or, for a view(), borrowed from its owner.
 class DeviceTensor {
  public:
   DeviceTensor(worker::TensorDesc desc, DeviceBuffer buffer);
+  // A tensor over device memory someone else owns (another framework's tensor, for timing both
+  // on the same operands): `data` must stay allocated, hold desc.bytes() bytes and be compact
+  // row-major while the view is used; the view never frees it. Views are outside the
+  // fresh-address guarantee above: their owner decides where they point.
+  static DeviceTensor view(worker::TensorDesc desc, void* data);
   DeviceTensor(DeviceTensor&& other) noexcept;
   DeviceTensor& operator=(DeviceTensor&& other) noexcept;
   DeviceTensor(const DeviceTensor&) = delete;
   DeviceTensor& operator=(const DeviceTensor&) = delete;
 
   const worker::TensorDesc& desc() const { return desc_; }
-  void* data() const { return buffer_.data(); }
-  std::size_t bytes() const { return buffer_.bytes(); }
+  void* data() const { return borrowed_ != nullptr ? borrowed_ : buffer_.data(); }
+  std::size_t bytes() const { return borrowed_ != nullptr ? desc_.bytes() : buffer_.bytes(); }
+  bool is_view() const { return borrowed_ != nullptr; }
   std::int64_t elements() const { return desc_.elements(); }
   DLTensor* dl() { return &dl_; }
 
@@ -44,6 +51,7 @@ class DeviceTensor {
 
   worker::TensorDesc desc_;
   DeviceBuffer buffer_;
+  void* borrowed_ = nullptr;  // set only for a view(); then buffer_ is empty
   DLTensor dl_{};
 };
 
