@@ -1,13 +1,13 @@
-"""The C ABI of libptxbench_baselines_capi.so through the ctypes wrapper interleaved_baselines.py
-uses: errors come back as a status and a message (never an exception across the boundary), and
-the library reports the versions it resolved. Needs no GPU: every call here fails or returns
-before touching one. PTXBENCH_BASELINES_CAPI names the library."""
+"""The C ABI of libptxbench_baselines_capi.so through benchmarks/baseline_capi.py, the bindings
+interleaved_baselines.py uses: errors come back as a status and a message (never an exception
+across the boundary), and the library reports the versions it resolved. Needs no GPU: every
+call here fails or returns before touching one. PTXBENCH_BASELINES_CAPI names the library."""
 import ctypes
 import json
 import os
 import unittest
 
-import interleaved_baselines as ib
+import baseline_capi as ib
 
 
 class BaselineCapiTest(unittest.TestCase):
