@@ -6,7 +6,10 @@
 # `ptxbench eval` (throughput, repeatability) and the ncu cross-check. One log per step goes to
 # a work folder, archived into $OUT/logs.tar.gz after every step (a device call returns at most
 # eight files); the summary and the result tables are also copied to $OUT (default ./gpu-check-out).
-#   STEPS="env unit gpu-tests baselines eval ncu verdicts demo" (default: the first six)
+#   STEPS="env unit gpu-tests baselines eval ncu family verdicts demo" (default: the first six)
+#   baselines: ours against PyTorch interleaved in one process (baselines-separate: the older
+#             two-process rounds)
+#   family:   the expert GEMM on every gemm task, large-M workloads timed (benchmarks/family_speed.py)
 #   verdicts: the executed-instruction proof, every control and every solution through
 #             `ptxbench eval`, in parallel shards (they assert verdicts; their timings are unused)
 #   demo:     `ptxbench demo` alone on the GPU (its speedups are recorded)
@@ -66,8 +69,10 @@ if ! "$worker" info >"$out/prebuilt-check.log" 2>&1; then
   echo "prebuilt executables do not run here; building" >>"$out/summary.txt"
   build="$tree/build-device"
   step build 420 bash -c "cmake -S $tree -B $build -G Ninja -DCMAKE_PREFIX_PATH=$deps/usr && \
-      ninja -C $build -j16 ptxbench ptxbench-worker ptxbench-bench-baselines eval_gpu_kernels_test \
-      eval_gpu_stages_test eval_worker_test fake_ptxbench_worker"
+      ninja -C $build -j16 ptxbench ptxbench-worker ptxbench-bench-baselines \
+      ptxbench_baselines_capi eval_gpu_kernels_test eval_gpu_stages_test eval_worker_test \
+      fake_ptxbench_worker controls_eval_test solutions_eval_test eval_proof_gpu_tests \
+      ncu_fallback_eval_test"
   worker="$build/src/ptxbench-worker"
 fi
 
@@ -96,6 +101,13 @@ if wants gpu-tests; then
 fi
 
 if wants baselines; then
+  # Both sides in one process, call by call, alternating order, on the same tensors and stream.
+  step baselines-interleaved 540 python3 "$root/benchmarks/interleaved_baselines.py" \
+    --library "$build/benchmarks/libptxbench_baselines_capi.so" \
+    --markdown "$out/baselines-interleaved.md"
+fi
+
+if wants baselines-separate; then
   # Two rounds, alternating, so neither side always runs on a cooler GPU.
   for round in 1 2; do
     step "bench-ours-$round" 150 "$build/benchmarks/ptxbench-bench-baselines"
@@ -128,6 +140,20 @@ if wants ncu; then
     $tree/tasks/gemm/gemm_n7168_k5120.json "$worker" expert_1.cu warp_specialized "$out"
 fi
 
+if wants family; then
+  # The expert GEMM over the whole gemm family, large-M workloads timed, in two invocations so
+  # that a time limit loses at most half.
+  family_part() {  # name task-glob
+    step "family-$1" 280 bash -c "'$build/src/ptxbench' eval \
+        '$tree/solutions/hopper/gemm_bf16_nt_warp_specialized.cu' --task '$2' --arch hopper \
+        --time-workloads M8192,M8828 --json --tasks-dir '$tree/tasks' >'$out/family-$1.json'"
+  }
+  family_part a 'gemm_n1*,gemm_n2*,gemm_n3*,gemm_n4*'
+  family_part b 'gemm_n5*,gemm_n6*,gemm_n7*'
+  python3 "$root/benchmarks/family_speed.py" "$out/family-a.json" "$out/family-b.json" \
+    --workloads M8192,M8828 >"$out/family.md" 2>&1
+fi
+
 if wants verdicts; then
   start=$(now_ms)
   shard() {  # name executable total index
@@ -135,6 +161,7 @@ if wants verdicts; then
     printf '%-18s rc=%-3s\n' "$1" "$?" >>"$out/summary.txt"
   }
   shard proof "$build/tests/eval_proof/eval_proof_gpu_tests" 1 0 &
+  shard ncu-fallback "$build/tests/controls/ncu_fallback_eval_test" 1 0 &
   for i in 0 1 2; do shard "controls-$i" "$build/tests/controls/controls_eval_test" 3 "$i" & done
   for i in 0 1; do shard "solutions-$i" "$build/tests/solutions/solutions_eval_test" 2 "$i" & done
   wait
@@ -153,15 +180,15 @@ if wants demo; then
 fi
 
 archive
-for f in summary.txt baselines.md evaluations.md ncu.log evals.json; do
+for f in summary.txt baselines.md baselines-interleaved.md evaluations.md family.md ncu.log evals.json; do
   [[ -f "$out/$f" ]] && cp "$out/$f" "$results/"
 done
 echo "--- summary" && cat "$out/summary.txt"
-for f in baselines.md evaluations.md ncu.log; do
+for f in baselines.md baselines-interleaved.md evaluations.md family.md ncu.log; do
   [[ -f "$out/$f" ]] && { echo "--- $f"; cat "$out/$f"; }
 done
 [[ -f "$out/demo.log" ]] && { echo "--- demo"; tail -40 "$out/demo.log"; }
-for f in gpu-kernels gpu-stages unit proof controls-0 controls-1 controls-2 solutions-0 solutions-1; do
+for f in gpu-kernels gpu-stages unit proof ncu-fallback controls-0 controls-1 controls-2 solutions-0 solutions-1; do
   [[ -f "$out/$f.log" ]] && { echo "--- $f"; grep -E '^\[  (PASSED|FAILED)|FAILED|SKIPPED|Failure|got ' "$out/$f.log" | head -30; }
 done
 exit 0
