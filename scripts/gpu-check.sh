@@ -10,8 +10,9 @@
 #   baselines: ours against PyTorch interleaved in one process (baselines-separate: the older
 #             two-process rounds)
 #   family:   the expert GEMM on every gemm task, large-M workloads timed (benchmarks/family_speed.py)
-#   verdicts: the executed-instruction proof, every control and every solution through
-#             `ptxbench eval`, in parallel shards (they assert verdicts; their timings are unused)
+#   verdicts: the executed-instruction proof, the ncu fallback, every control and every solution
+#             through `ptxbench eval`, in parallel shards (they assert verdicts; their timings are
+#             unused); VERDICTS="proof ncu-fallback controls solutions" picks suites
 #   demo:     `ptxbench demo` alone on the GPU (its speedups are recorded)
 #   custom:   CUSTOM_CMD (a bash command line; $build, $tree, $worker, $out set), CUSTOM_LIMIT_S
 set -uo pipefail
@@ -160,10 +161,16 @@ if wants verdicts; then
     GTEST_TOTAL_SHARDS="$3" GTEST_SHARD_INDEX="$4" timeout "$shard_limit_s" "$2" >"$out/$1.log" 2>&1
     printf '%-18s rc=%-3s\n' "$1" "$?" >>"$out/summary.txt"
   }
-  shard proof "$build/tests/eval_proof/eval_proof_gpu_tests" 1 0 &
-  shard ncu-fallback "$build/tests/controls/ncu_fallback_eval_test" 1 0 &
-  for i in 0 1 2; do shard "controls-$i" "$build/tests/controls/controls_eval_test" 3 "$i" & done
-  for i in 0 1; do shard "solutions-$i" "$build/tests/solutions/solutions_eval_test" 2 "$i" & done
+  suites=" ${VERDICTS:-proof ncu-fallback controls solutions} "
+  [[ "$suites" == *" proof "* ]] && shard proof "$build/tests/eval_proof/eval_proof_gpu_tests" 1 0 &
+  [[ "$suites" == *" ncu-fallback "* ]] &&
+    shard ncu-fallback "$build/tests/controls/ncu_fallback_eval_test" 1 0 &
+  if [[ "$suites" == *" controls "* ]]; then
+    for i in 0 1 2; do shard "controls-$i" "$build/tests/controls/controls_eval_test" 3 "$i" & done
+  fi
+  if [[ "$suites" == *" solutions "* ]]; then
+    for i in 0 1; do shard "solutions-$i" "$build/tests/solutions/solutions_eval_test" 2 "$i" & done
+  fi
   wait
   printf '%-18s %7.1f s\n' verdicts "$(( $(now_ms) - start ))e-3" >>"$out/summary.txt"
   archive
