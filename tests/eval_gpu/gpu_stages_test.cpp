@@ -74,6 +74,9 @@ class GpuStagesTest : public ::testing::Test {
                              .sanitize = sanitize,
                              .prove_execution = false};
     o.timing.max_seconds = 0.5;
+    // Small enough that the resident-set guard stops gemm_host_oom's page-by-page touching well
+    // within the 5 s call deadline (at the default 16 GiB the deadline came first on the H200).
+    o.host_memory_budget_bytes = 2ull << 30;
     return o;
   }
 

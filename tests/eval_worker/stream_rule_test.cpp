@@ -68,6 +68,8 @@ TEST(StreamRule, WorkFromABackgroundThreadOnAnotherStreamIsABreach) {
   ASSERT_TRUE(rule.violated());
   EXPECT_THAT(rule.message(), HasSubstr("1 launch from another thread between calls"));
   EXPECT_EQ(rule.to_json()["background_launches"], 1);
+  rule.add_call(true, {background});
+  EXPECT_THAT(rule.message(), HasSubstr("2 launches from another thread between calls"));
 }
 
 TEST(StreamRule, BackgroundWorkOnTheCallersStreamIsNotABreach) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <string_view>
 
 namespace ptxbench::eval::worker {
 namespace {
@@ -38,8 +39,10 @@ std::string stream_label(std::uint32_t id) {
   return id == kNoStreamId ? std::string("none") : std::to_string(id);
 }
 
-std::string plural(int count, const char* noun) {
-  return fmt::format("{} {}{}", count, noun, count == 1 ? "" : "s");
+// "1 kernel", "2 kernels"; nouns ending in "ch" take "es" ("2 launches").
+std::string plural(int count, std::string_view noun) {
+  const char* suffix = count == 1 ? "" : noun.ends_with("ch") ? "es" : "s";
+  return fmt::format("{} {}{}", count, noun, suffix);
 }
 
 }  // namespace
