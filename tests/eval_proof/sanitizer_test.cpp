@@ -211,6 +211,46 @@ TEST(SanitizerForeignKernels, ErrorsInTheCandidatesOwnKernelAreNotForeign) {
   EXPECT_EQ(foreign_kernels(named, {"_Z10other_kernv"}).size(), 1u);
 }
 
+// What memcheck printed on the H200 for solutions/broken/gemm_tail_writes_past_c.cu: the write is
+// located in a __device__ function the candidate wrote, not in its kernel (run 5).
+TEST(SanitizerForeignKernels, AnErrorInTheCandidatesDeviceFunctionIsItsOwn) {
+  auto report = report_with_lines(
+      {"Invalid __global__ write of size 4 bytes",
+       "at gemm::store_tile_direct(__nv_bfloat16 *, int, const float (&)[128], const gemm::Tile "
+       "&, int, int)+0x12c0 in candidate.cu:736",
+       "by thread (352,0,0) in block (12,0,0)",
+       "Device Frame: gemm::consume(gemm::SharedStorage &, __nv_bfloat16 *, int)+0xfc0 in "
+       "candidate.cu:784",
+       "Device Frame: gemm::gemm_bf16_nt_warp_specialized_kernel(CUtensorMap_st, "
+       "CUtensorMap_st, __nv_bfloat16 *, int, int, int, float *, int *)+0x690 in "
+       "candidate.cu:824"});
+  const std::vector<std::string> own = {
+      "_ZN4gemm36gemm_bf16_nt_warp_specialized_kernelE14CUtensorMap_stS0_P13__nv_bfloat16iiiPfPi"};
+  // By names alone the device function looks foreign; the frames and the line information say
+  // it is the candidate's.
+  EXPECT_EQ(foreign_kernels(kernels_in_errors(report), own).size(), 1u);
+  EXPECT_TRUE(errors_in_candidate_code(report, own, "candidate.cu"));
+  // Without line information the kernel's device frame still says so.
+  EXPECT_TRUE(errors_in_candidate_code(report, own, "other.cu"));
+  // Neither the file nor a kernel of the candidate: not its code.
+  EXPECT_FALSE(errors_in_candidate_code(report, {"_Z10other_kernv"}, "other.cu"));
+}
+
+TEST(SanitizerForeignKernels, ALibraryKernelsRaceIsNotTheCandidatesCode) {
+  auto report = report_with_lines(
+      {"Error: Race reported between Read access at nvjet_sm90_tst_64x72_64x12_4x1_v_bz_TNT+0xab0",
+       "and Write access at nvjet_sm90_tst_64x72_64x12_4x1_v_bz_TNT+0x2e30 [448 hazards]"});
+  EXPECT_FALSE(errors_in_candidate_code(report, {"_Z11gemm_kernelPK13__nv_bfloat16S1_PS_iii"},
+                                        "candidate.cu"));
+  // Line information of the candidate's file anywhere in the report makes it the candidate's,
+  // also through a directory.
+  auto own_file = report_with_lines(
+      {"Invalid __global__ read of size 2 bytes", "at helper(int)+0x10 in /tmp/x/candidate.cu:12"});
+  EXPECT_TRUE(errors_in_candidate_code(own_file, {"_Z6kernelv"}, "candidate.cu"));
+  auto lookalike = report_with_lines({"at helper(int)+0x10 in my_candidate.cu:12"});
+  EXPECT_FALSE(errors_in_candidate_code(lookalike, {"_Z6kernelv"}, "candidate.cu"));
+}
+
 TEST(SanitizerForeignKernels, NoLocationNoNames) {
   EXPECT_TRUE(
       kernels_in_errors(report_with_lines({"Program hit cudaErrorIllegalAddress"})).empty());

@@ -260,6 +260,40 @@ std::string identifier_of(std::string_view name) {
 }
 }  // namespace
 
+namespace {
+bool names_candidate_kernel(const std::string& name,
+                            const std::vector<std::string>& candidate_kernels) {
+  const std::string id = identifier_of(name);
+  return !id.empty() &&
+         std::any_of(candidate_kernels.begin(), candidate_kernels.end(),
+                     [&](const std::string& k) { return k.find(id) != std::string::npos; });
+}
+
+// "... in candidate.cu:736" or "... in /work/dir/candidate.cu:736".
+bool in_source_file(std::string_view line, std::string_view source_file) {
+  const std::string needle = std::string(source_file) + ":";
+  for (auto at = line.find(needle); at != std::string_view::npos; at = line.find(needle, at + 1)) {
+    if (at > 0 && (line[at - 1] == ' ' || line[at - 1] == '/')) return true;
+  }
+  return false;
+}
+}  // namespace
+
+bool errors_in_candidate_code(const SanitizerReport& report,
+                              const std::vector<std::string>& candidate_kernels,
+                              std::string_view source_file) {
+  static const std::regex located(R"((?:\bat|Device Frame:)\s+(.+?)\+0x[0-9a-fA-F]+)");
+  for (const auto& run : report.runs) {
+    for (const std::string& line : run.summary.first_errors) {
+      if (!source_file.empty() && in_source_file(line, source_file)) return true;
+      for (std::sregex_iterator it(line.begin(), line.end(), located), end; it != end; ++it) {
+        if (names_candidate_kernel((*it)[1].str(), candidate_kernels)) return true;
+      }
+    }
+  }
+  return false;
+}
+
 std::vector<std::string> foreign_kernels(const std::vector<std::string>& named,
                                          const std::vector<std::string>& candidate_kernels) {
   std::vector<std::string> foreign;

@@ -89,6 +89,14 @@ std::vector<std::string> kernels_in_errors(const SanitizerReport& report);
 std::vector<std::string> foreign_kernels(const std::vector<std::string>& named,
                                          const std::vector<std::string>& candidate_kernels);
 
+// Whether the reported errors lie in the candidate's own code: a location or device frame
+// ("at F+0x..", "Device Frame: F+0x..") in one of its kernels, or line information in its source
+// file ("in candidate.cu:736"). An error inside a __device__ function the candidate wrote is
+// located in that function, not in a kernel, so names alone would call it foreign.
+bool errors_in_candidate_code(const SanitizerReport& report,
+                              const std::vector<std::string>& candidate_kernels,
+                              std::string_view source_file);
+
 // Runs the tools one after another; stops after the first that reports errors.
 SanitizerReport run_sanitizer(util::ProcessRunner& runner, const SanitizerRequest& request);
 

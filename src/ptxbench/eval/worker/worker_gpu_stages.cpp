@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "ptxbench/compile/compiler.hpp"
 #include "ptxbench/eval/dynamic_sass.hpp"
 #include "ptxbench/eval/ncu_counts.hpp"
 #include "ptxbench/eval/sanitizer.hpp"
@@ -133,7 +134,9 @@ struct WorkerGpuStages::Run {
       // that such a kernel ran inside run(): library use, caught here before the timing trace.
       std::vector<std::string> own;
       for (const auto& kernel : candidate.sass.kernels) own.push_back(kernel.name);
-      auto foreign = foreign_kernels(kernels_in_errors(report), own);
+      auto foreign = errors_in_candidate_code(report, own, compile::kSourceFileName)
+                         ? std::vector<std::string>{}
+                         : foreign_kernels(kernels_in_errors(report), own);
       if (!foreign.empty()) {
         fail(Stage::kSanitize, Verdict::kForbidden,
              fmt::format("a kernel not built from the candidate ran inside run(): {}\n{}",
