@@ -187,6 +187,27 @@ INSTANTIATE_TEST_SUITE_P(
                       Broken{"gemm_modifies_a", Verdict::kInputsModified, "A"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
+// The device-memory cap (off by default): a candidate that needs 4 GiB passes on the whole GPU
+// and fails under a 1 GiB cap, and the GPU is usable again afterwards.
+TEST_F(GpuStagesTest, DeviceMemoryCapStopsAnAllocationTheGpuCouldHold) {
+  Evaluation uncapped = evaluate(gemm_task(), "gemm_device_hoard");
+  EXPECT_EQ(uncapped.verdict, Verdict::kPassed) << uncapped.message;
+  WorkerGpuStagesOptions capped_options = options(false);
+  capped_options.device_memory_limit_bytes = 1ull << 30;
+  WorkerGpuStages capped(capped_options, std::make_shared<util::SystemProcessRunner>());
+  Evaluation e;
+  e.arch = arch::Arch::kHopper;
+  capped.run(gemm_task(), candidate("gemm_device_hoard"), e);
+  std::printf("gemm_device_hoard under a 1 GiB cap -> %s: %s\n",
+              std::string(to_string(e.verdict)).c_str(), e.message.c_str());
+  EXPECT_EQ(e.verdict, Verdict::kRuntimeError) << e.message;
+  EXPECT_NE(e.message.find("memory"), std::string::npos) << e.message;
+  Evaluation good;
+  good.arch = arch::Arch::kHopper;
+  capped.run(gemm_task(), candidate("gemm_naive"), good);
+  EXPECT_EQ(good.verdict, Verdict::kPassed) << good.message;
+}
+
 TEST_F(GpuStagesTest, SanitizerCatchesTheOutOfBoundsWrite) {
   WorkerGpuStages with_sanitizer(options(true), std::make_shared<util::SystemProcessRunner>());
   Evaluation e;

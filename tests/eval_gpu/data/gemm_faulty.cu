@@ -4,6 +4,8 @@
 //   GEMM_OOM           more device memory than exists          -> RUNTIME_ERROR (out of memory)
 //   GEMM_ABORT         abort() in run()                        -> RUNTIME_ERROR (signal)
 //   GEMM_HOST_OOM      touches 64 GiB of host memory           -> RUNTIME_ERROR (host memory)
+//   GEMM_DEVICE_HOARD  4 GiB of device memory, then correct C  -> PASSED; under a smaller
+//                      device-memory cap RUNTIME_ERROR (out of memory)
 //   GEMM_UNWRITTEN     returns without writing C               -> INCORRECT_SHAPE
 //   GEMM_HALF_WRITTEN  writes only the first half of C's rows  -> INCORRECT_NUMERICAL
 //   GEMM_MODIFIES_A    correct C, then overwrites A's first row -> INPUTS_MODIFIED
@@ -71,6 +73,15 @@ void run(tvm::ffi::TensorView a, tvm::ffi::TensorView b, tvm::ffi::TensorView c)
   if (status != cudaSuccess) TVM_FFI_THROW(RuntimeError) << cudaGetErrorString(status);
 #elif defined(GEMM_ABORT)
   std::abort();
+#elif defined(GEMM_DEVICE_HOARD)
+  // 4 GiB of device memory, written and released, then a correct product: passes on a whole
+  // H200, fails under a smaller device-memory cap.
+  void* hoard = nullptr;
+  cudaError_t status = cudaMalloc(&hoard, std::size_t{4} << 30);
+  if (status != cudaSuccess) TVM_FFI_THROW(RuntimeError) << cudaGetErrorString(status);
+  cudaMemsetAsync(hoard, 1, std::size_t{4} << 30, stream);
+  cudaStreamSynchronize(stream);
+  cudaFree(hoard);
 #elif defined(GEMM_HOST_OOM)
   // Within the machine's memory, beyond the worker's host budget (16 GiB): only the limit stops
   // it. Every page is touched: memory that is only reserved costs nothing.
