@@ -258,9 +258,7 @@ std::string identifier_of(std::string_view name) {
   while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
   return std::string(name);
 }
-}  // namespace
 
-namespace {
 bool names_candidate_kernel(const std::string& name,
                             const std::vector<std::string>& candidate_kernels) {
   const std::string id = identifier_of(name);
@@ -298,14 +296,17 @@ std::vector<std::string> foreign_kernels(const std::vector<std::string>& named,
                                          const std::vector<std::string>& candidate_kernels) {
   std::vector<std::string> foreign;
   for (const std::string& name : named) {
-    const std::string id = identifier_of(name);
-    if (id.empty()) continue;
-    const bool ours =
-        std::any_of(candidate_kernels.begin(), candidate_kernels.end(),
-                    [&](const std::string& k) { return k.find(id) != std::string::npos; });
-    if (!ours) foreign.push_back(name);
+    if (identifier_of(name).empty()) continue;
+    if (!names_candidate_kernel(name, candidate_kernels)) foreign.push_back(name);
   }
   return foreign;
+}
+
+std::vector<std::string> library_kernels_in_errors(
+    const SanitizerReport& report, const std::vector<std::string>& candidate_kernels,
+    std::string_view source_file) {
+  if (errors_in_candidate_code(report, candidate_kernels, source_file)) return {};
+  return foreign_kernels(kernels_in_errors(report), candidate_kernels);
 }
 
 }  // namespace ptxbench::eval

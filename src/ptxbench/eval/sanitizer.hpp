@@ -97,6 +97,13 @@ bool errors_in_candidate_code(const SanitizerReport& report,
                               const std::vector<std::string>& candidate_kernels,
                               std::string_view source_file);
 
+// The kernels of a library that the errors are located in, when the errors are not in the
+// candidate's own code (errors_in_candidate_code); empty otherwise. Non-empty means a kernel the
+// candidate did not build ran inside run(): the sanitize stage's FORBIDDEN.
+std::vector<std::string> library_kernels_in_errors(
+    const SanitizerReport& report, const std::vector<std::string>& candidate_kernels,
+    std::string_view source_file);
+
 // Runs the tools one after another; stops after the first that reports errors.
 SanitizerReport run_sanitizer(util::ProcessRunner& runner, const SanitizerRequest& request);
 

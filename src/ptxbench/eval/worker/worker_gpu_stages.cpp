@@ -134,9 +134,7 @@ struct WorkerGpuStages::Run {
       // that such a kernel ran inside run(): library use, caught here before the timing trace.
       std::vector<std::string> own;
       for (const auto& kernel : candidate.sass.kernels) own.push_back(kernel.name);
-      auto foreign = errors_in_candidate_code(report, own, compile::kSourceFileName)
-                         ? std::vector<std::string>{}
-                         : foreign_kernels(kernels_in_errors(report), own);
+      auto foreign = library_kernels_in_errors(report, own, compile::kSourceFileName);
       if (!foreign.empty()) {
         fail(Stage::kSanitize, Verdict::kForbidden,
              fmt::format("a kernel not built from the candidate ran inside run(): {}\n{}",
