@@ -234,6 +234,7 @@ TEST(SanitizerForeignKernels, AnErrorInTheCandidatesDeviceFunctionIsItsOwn) {
   EXPECT_TRUE(errors_in_candidate_code(report, own, "other.cu"));
   // Neither the file nor a kernel of the candidate: not its code.
   EXPECT_FALSE(errors_in_candidate_code(report, {"_Z10other_kernv"}, "other.cu"));
+  EXPECT_TRUE(library_kernels_in_errors(report, own, "candidate.cu").empty());
 }
 
 TEST(SanitizerForeignKernels, ALibraryKernelsRaceIsNotTheCandidatesCode) {
@@ -242,6 +243,9 @@ TEST(SanitizerForeignKernels, ALibraryKernelsRaceIsNotTheCandidatesCode) {
        "and Write access at nvjet_sm90_tst_64x72_64x12_4x1_v_bz_TNT+0x2e30 [448 hazards]"});
   EXPECT_FALSE(errors_in_candidate_code(report, {"_Z11gemm_kernelPK13__nv_bfloat16S1_PS_iii"},
                                         "candidate.cu"));
+  EXPECT_EQ(library_kernels_in_errors(report, {"_Z11gemm_kernelPK13__nv_bfloat16S1_PS_iii"},
+                                      "candidate.cu"),
+            std::vector<std::string>{"nvjet_sm90_tst_64x72_64x12_4x1_v_bz_TNT"});
   // Line information of the candidate's file anywhere in the report makes it the candidate's,
   // also through a directory.
   auto own_file = report_with_lines(
