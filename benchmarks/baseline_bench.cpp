@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "baseline_jobs.hpp"
-#include "ptxbench/eval/gpu/baseline.hpp"
-#include "ptxbench/eval/gpu/device_info.hpp"
-#include "ptxbench/eval/gpu/gpu_timer.hpp"
-#include "ptxbench/eval/gpu/l2_flush.hpp"
-#include "ptxbench/eval/gpu/nvml_clocks.hpp"
+#include "ptxbench/eval/correctness/gpu/baseline.hpp"
+#include "ptxbench/eval/worker/gpu/device_info.hpp"
+#include "ptxbench/eval/worker/gpu/gpu_timer.hpp"
+#include "ptxbench/eval/worker/gpu/l2_flush.hpp"
+#include "ptxbench/eval/worker/gpu/nvml_clocks.hpp"
 
 namespace {
 

@@ -23,8 +23,8 @@
 #include <cudnn_frontend_version.h>
 
 #include "baseline_jobs.hpp"
-#include "ptxbench/eval/gpu/baseline.hpp"
-#include "ptxbench/eval/gpu/device_tensors.hpp"
+#include "ptxbench/eval/correctness/gpu/baseline.hpp"
+#include "ptxbench/eval/worker/gpu/device_tensors.hpp"
 
 #define PTXB_EXPORT extern "C" __attribute__((visibility("default")))
 

@@ -93,12 +93,12 @@ if wants env; then
 fi
 
 if wants unit; then
-  step unit 120 "$build/tests/eval_worker/eval_worker_test"
+  step unit 120 "$build/tests/eval/worker/eval_worker_test"
 fi
 
 if wants gpu-tests; then
-  step gpu-kernels 150 "$build/tests/eval_gpu/eval_gpu_kernels_test"
-  step gpu-stages 240 "$build/tests/eval_gpu/eval_gpu_stages_test"
+  step gpu-kernels 150 "$build/tests/eval/gpu_stages/eval_gpu_kernels_test"
+  step gpu-stages 240 "$build/tests/eval/gpu_stages/eval_gpu_stages_test"
 fi
 
 if wants baselines; then
@@ -162,7 +162,7 @@ if wants verdicts; then
     printf '%-18s rc=%-3s\n' "$1" "$?" >>"$out/summary.txt"
   }
   suites=" ${VERDICTS:-proof ncu-fallback controls solutions} "
-  [[ "$suites" == *" proof "* ]] && shard proof "$build/tests/eval_proof/eval_proof_gpu_tests" 1 0 &
+  [[ "$suites" == *" proof "* ]] && shard proof "$build/tests/eval/proof/eval_proof_gpu_tests" 1 0 &
   [[ "$suites" == *" ncu-fallback "* ]] &&
     shard ncu-fallback "$build/tests/controls/ncu_fallback_eval_test" 1 0 &
   if [[ "$suites" == *" controls "* ]]; then

@@ -51,9 +51,9 @@ if [[ -n "${PTXBENCH_PREBUILT:-}" ]]; then
     mkdir -p "$out/build/$(dirname "$artefact")"
     strip --strip-debug -o "$out/build/$artefact" "$build/$artefact"
   done < <(cd "$build" && ls ${PTXBENCH_PREBUILT_ARTEFACTS:-src/ptxbench src/ptxbench-worker \
-             benchmarks/ptxbench-bench-baselines tests/eval_gpu/eval_gpu_kernels_test \
-             tests/eval_gpu/eval_gpu_stages_test tests/eval_gpu/candidates/*.so \
-             tests/eval_worker/eval_worker_test tests/eval_worker/fake_ptxbench_worker})
+             benchmarks/ptxbench-bench-baselines tests/eval/gpu_stages/eval_gpu_kernels_test \
+             tests/eval/gpu_stages/eval_gpu_stages_test tests/eval/gpu_stages/candidates/*.so \
+             tests/eval/worker/eval_worker_test tests/eval/worker/fake_ptxbench_worker})
   # The sources the build was configured from (the /opt/ptxb/root snapshot), not the work tree.
   source_dir="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")"
   mkdir -p "$out/src"

@@ -1,5 +1,5 @@
 // ptxbench-worker: the process that runs candidate kernels on the GPU, one mode per
-// invocation (eval/gpu/worker_modes.hpp). The job comes as JSON on stdin (or --job FILE); the
+// invocation (eval/worker/gpu/worker_modes.hpp). The job comes as JSON on stdin (or --job FILE); the
 // answer is one reply line on stdout. Untrusted modes (candidate, time, probe) run code from a
 // model: the parent gives each a deadline and its own process group.
 #include <CLI/CLI.hpp>
@@ -9,8 +9,8 @@
 #include <iterator>
 #include <string>
 
-#include "ptxbench/eval/gpu/probe_mode.hpp"
-#include "ptxbench/eval/gpu/worker_modes.hpp"
+#include "ptxbench/eval/proof/gpu/probe_mode.hpp"
+#include "ptxbench/eval/worker/gpu/worker_modes.hpp"
 #include "ptxbench/eval/worker/worker_job.hpp"
 #include "ptxbench/util/fs.hpp"
 
@@ -47,7 +47,7 @@ int run_mode(const std::string& mode, const std::string& job_file) {
 
 int main(int argc, char** argv) {
   gpu::reserve_reply_channel();
-  // The probe parses its own arguments (eval/gpu/probe_mode.hpp).
+  // The probe parses its own arguments (eval/proof/gpu/probe_mode.hpp).
   if (argc >= 2 && std::string(argv[1]) == "probe") return gpu::run_probe_mode(argc, argv);
   CLI::App app{"ptxbench-worker: runs candidate kernels on the GPU for ptxbench"};
   std::string mode;

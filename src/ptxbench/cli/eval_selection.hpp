@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ptxbench/eval/timed_workloads.hpp"
+#include "ptxbench/eval/timing/timed_workloads.hpp"
 #include "ptxbench/task/task.hpp"
 #include "ptxbench/util/expected.hpp"
 

@@ -14,7 +14,7 @@
 #include <optional>
 #include <thread>
 
-#include "ptxbench/eval/pipeline_static.hpp"
+#include "ptxbench/eval/static/pipeline_static.hpp"
 #include "ptxbench/util/check.hpp"
 #include "ptxbench/util/fs.hpp"
 

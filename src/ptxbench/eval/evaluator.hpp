@@ -9,7 +9,7 @@
 
 #include "ptxbench/eval/evaluation.hpp"
 #include "ptxbench/eval/gpu_stages.hpp"
-#include "ptxbench/eval/timed_workloads.hpp"
+#include "ptxbench/eval/timing/timed_workloads.hpp"
 #include "ptxbench/task/task.hpp"
 #include "ptxbench/util/process.hpp"
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <array>
 
-#include "ptxbench/eval/timed_workloads.hpp"
+#include "ptxbench/eval/timing/timed_workloads.hpp"
 
 namespace ptxbench::eval {
 namespace {

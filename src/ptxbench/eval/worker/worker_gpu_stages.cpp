@@ -6,12 +6,12 @@
 #include <cstdlib>
 
 #include "ptxbench/compile/compiler.hpp"
-#include "ptxbench/eval/dynamic_sass.hpp"
-#include "ptxbench/eval/ncu_counts.hpp"
-#include "ptxbench/eval/sanitizer.hpp"
-#include "ptxbench/eval/worker/correctness_judgement.hpp"
+#include "ptxbench/eval/proof/dynamic_sass.hpp"
+#include "ptxbench/eval/proof/ncu_counts.hpp"
+#include "ptxbench/eval/sanitize/sanitizer.hpp"
+#include "ptxbench/eval/correctness/correctness_judgement.hpp"
 #include "ptxbench/eval/worker/exchange.hpp"
-#include "ptxbench/eval/worker/timing_judgement.hpp"
+#include "ptxbench/eval/timing/timing_judgement.hpp"
 
 namespace ptxbench::eval::worker {
 namespace {

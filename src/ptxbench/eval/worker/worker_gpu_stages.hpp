@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "ptxbench/eval/gpu_stages.hpp"
-#include "ptxbench/eval/timed_workloads.hpp"
+#include "ptxbench/eval/timing/timed_workloads.hpp"
 #include "ptxbench/eval/worker/worker_client.hpp"
 #include "ptxbench/eval/worker/worker_job.hpp"
 #include "ptxbench/util/process.hpp"

@@ -1,0 +1,176 @@
+#include "ptxbench/eval/correctness/correctness_judgement.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "ptxbench/eval/correctness/output_comparison.hpp"
+
+namespace ptxbench::eval::worker {
+namespace {
+
+using nlohmann::json;
+
+const json& at_index(const json& array, std::size_t i) {
+  static const json kNull;
+  return array.is_array() && i < array.size() ? array[i] : kNull;
+}
+
+const json& field(const json& object, const char* name) {
+  static const json kNull;
+  if (!object.is_object()) return kNull;
+  auto it = object.find(name);
+  return it == object.end() ? kNull : *it;
+}
+
+std::string changed_inputs(const WorkerJob& job, const json& before, const json& after) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < job.inputs.size(); ++i) {
+    if (at_index(before, i) != at_index(after, i)) names.push_back(job.inputs[i].name);
+  }
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+// Which of two failures to report: ptxbench's own failure first (the rest is then unreliable),
+// else the earlier one in taxonomy order.
+bool more_severe(Verdict a, Verdict b) {
+  if (a == Verdict::kInternalError) return b != Verdict::kInternalError;
+  if (b == Verdict::kInternalError) return false;
+  return a < b;
+}
+
+struct TrialVerdict {
+  Verdict verdict = Verdict::kPassed;
+  std::string message;
+};
+
+// Aggregates one output's checks over trials: worst errors, smallest matched ratio.
+void merge_check(OutputCheck& into, const OutputCheck& trial, bool first) {
+  if (first) {
+    into = trial;
+    return;
+  }
+  into.max_abs_error = std::max(into.max_abs_error, trial.max_abs_error);
+  into.max_rel_error = std::max(into.max_rel_error, trial.max_rel_error);
+  into.matched_ratio = std::min(into.matched_ratio, trial.matched_ratio);
+  into.nan_count = std::max(into.nan_count, trial.nan_count);
+  into.inf_count = std::max(into.inf_count, trial.inf_count);
+  if (into.first_bad_index < 0) into.first_bad_index = trial.first_bad_index;
+  into.passed = into.passed && trial.passed;
+}
+
+TrialVerdict judge_trial(const WorkerJob& job, int trial, const json& candidate_trial,
+                         const json& judge_trial_record, std::vector<OutputCheck>& checks) {
+  const json& before = field(candidate_trial, "input_hashes_before");
+  const json& after = field(candidate_trial, "input_hashes_after");
+  const json& regenerated = field(judge_trial_record, "input_hashes");
+  std::string label = fmt::format("trial {} (seed {})", trial + 1,
+                                  field(judge_trial_record, "seed").is_string()
+                                      ? field(judge_trial_record, "seed").get<std::string>()
+                                      : "?");
+  if (!before.is_array() || before != regenerated) {
+    return {
+        Verdict::kInternalError,
+        label +
+            ": the judge's inputs differ from the candidate worker's (inputs not reproducible)"};
+  }
+  TrialVerdict result;
+  auto fail = [&](Verdict v, std::string message) {
+    if (more_severe(v, result.verdict)) result = {v, label + ": " + std::move(message)};
+  };
+  const json& outputs = field(judge_trial_record, "outputs");
+  for (std::size_t o = 0; o < job.outputs.size(); ++o) {
+    const TensorDesc& desc = job.outputs[o];
+    const json& record = at_index(outputs, o);
+    if (!record.is_object() || record.value("name", "") != desc.name) {
+      return {Verdict::kInternalError, label + ": the judge did not report output " + desc.name};
+    }
+    ComparisonTotals totals = totals_from_json(record);
+    OutputCheck check = make_output_check(desc.name, totals, job.tolerance);
+    merge_check(checks[o], check, trial == 0);
+    if (never_written(totals)) {
+      fail(Verdict::kIncorrectShape,
+           fmt::format("output {} was never written (all {} elements still hold the NaN poison)",
+                       desc.name, totals.elements));
+    } else if (!check.passed) {
+      std::string where =
+          totals.first_bad_index >= 0
+              ? ", first at " + element_name(desc.name, desc.shape, totals.first_bad_index)
+              : "";
+      std::string non_finite =
+          totals.nan_count + totals.inf_count > 0
+              ? fmt::format(" ({} NaN, {} Inf)", totals.nan_count, totals.inf_count)
+              : "";
+      fail(Verdict::kIncorrectNumerical,
+           fmt::format(
+               "output {}: {} of {} elements ({:.4g}%) fail |x-y| <= {:g} or rel <= {:g}{}{}; "
+               "max abs error {:.4g}, max rel error {:.4g}",
+               desc.name, totals.mismatches, totals.elements,
+               100.0 * static_cast<double>(totals.mismatches) /
+                   static_cast<double>(std::max<std::int64_t>(totals.elements, 1)),
+               job.tolerance.atol, job.tolerance.rtol, non_finite, where, totals.max_abs_error,
+               totals.max_rel_error));
+    }
+  }
+  if (before != after) {
+    fail(Verdict::kInputsModified,
+         "run() modified its input(s) " + changed_inputs(job, before, after));
+  }
+  return result;
+}
+
+}  // namespace
+
+std::string element_name(const std::string& tensor, const std::vector<std::int64_t>& shape,
+                         std::int64_t flat_index) {
+  std::vector<std::int64_t> index(shape.size(), 0);
+  std::int64_t rest = flat_index;
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    std::int64_t extent = std::max<std::int64_t>(shape[d], 1);
+    index[d] = rest % extent;
+    rest /= extent;
+  }
+  return fmt::format("{}[{}]", tensor, fmt::join(index, ", "));
+}
+
+CorrectnessJudgement judge_correctness(const std::vector<WorkerJob>& jobs,
+                                       const std::vector<bool>& headline,
+                                       const json& candidate_reply, const json& judge_reply) {
+  CorrectnessJudgement out;
+  const json& candidate_jobs = field(candidate_reply, "jobs");
+  const json& judge_jobs = field(judge_reply, "jobs");
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const WorkerJob& job = jobs[j];
+    WorkloadResult w;
+    w.workload = job.workload;
+    w.headline = j < headline.size() && headline[j];
+    w.outputs.resize(job.outputs.size());
+    const json& candidate_trials = field(at_index(candidate_jobs, j), "trials");
+    const json& judge_trials = field(at_index(judge_jobs, j), "trials");
+    TrialVerdict worst;
+    int trials = std::min<int>(
+        job.trials,
+        static_cast<int>(std::min(candidate_trials.is_array() ? candidate_trials.size() : 0,
+                                  judge_trials.is_array() ? judge_trials.size() : 0)));
+    if (trials < job.trials) {
+      worst = {Verdict::kInternalError,
+               fmt::format("{} of {} trials reported by the workers", trials, job.trials)};
+    }
+    for (int t = 0; t < trials; ++t) {
+      TrialVerdict v = judge_trial(job, t, candidate_trials[static_cast<std::size_t>(t)],
+                                   judge_trials[static_cast<std::size_t>(t)], w.outputs);
+      if (more_severe(v.verdict, worst.verdict)) worst = v;
+    }
+    w.trials = trials;
+    w.status = worst.verdict;
+    w.message = worst.message;
+    if (more_severe(worst.verdict, out.verdict)) {
+      out.verdict = worst.verdict;
+      out.message = fmt::format("workload {}: {}", job.workload, worst.message);
+    }
+    out.workloads.push_back(std::move(w));
+  }
+  return out;
+}
+
+}  // namespace ptxbench::eval::worker

@@ -1,0 +1,92 @@
+// The trusted half of correctness: no candidate code is loaded here. The judge regenerates each
+// trial's inputs from the recorded seed, computes the reference with the baseline, reads the
+// candidate's outputs from the exchange files and applies the element rule on the GPU.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <vector>
+
+#include "ptxbench/eval/correctness/gpu/baseline.hpp"
+#include "ptxbench/eval/worker/gpu/device_tensors.hpp"
+#include "ptxbench/eval/worker/gpu/gpu_timer.hpp"
+#include "ptxbench/eval/correctness/gpu/tensor_kernels.hpp"
+#include "ptxbench/eval/worker/gpu/worker_modes.hpp"
+#include "ptxbench/eval/worker/exchange.hpp"
+
+namespace ptxbench::eval::gpu {
+namespace {
+
+using worker::ReplyStatus;
+
+// The candidate's output from its file, on the GPU; an Error when missing or of the wrong size.
+util::Expected<DeviceBuffer> load_output(const std::filesystem::path& file, std::size_t bytes) {
+  std::error_code error;
+  auto size = std::filesystem::file_size(file, error);
+  if (error) return util::make_error("no output file " + file.filename().string());
+  if (size != bytes) {
+    return util::make_error(
+        fmt::format("{} holds {} bytes, expected {}", file.filename().string(), size, bytes));
+  }
+  std::vector<char> host(bytes);
+  std::ifstream in(file, std::ios::binary);
+  in.read(host.data(), static_cast<std::streamsize>(bytes));
+  if (!in) return util::make_error("cannot read " + file.filename().string());
+  DeviceBuffer device = expect_value(DeviceBuffer::try_allocate(bytes), "judge buffer");
+  PTXBENCH_CUDA_CHECK(cudaMemcpy(device.data(), host.data(), bytes, cudaMemcpyHostToDevice));
+  return util::Expected<DeviceBuffer>(std::move(device));
+}
+
+}  // namespace
+
+int run_judge_mode(const std::vector<worker::WorkerJob>& jobs) {
+  PTXBENCH_CUDA_CHECK(cudaSetDevice(0));
+  CudaStream stream;
+  nlohmann::json body{{"jobs", nlohmann::json::array()}};
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const worker::WorkerJob& job = jobs[j];
+    auto baseline = make_baseline(job, stream.get());
+    if (!baseline) {
+      print_reply(ReplyStatus::kUnsupported, baseline.error().message, body);
+      return 0;
+    }
+    nlohmann::json record{{"workload", job.workload},
+                          {"baseline", baseline.value()->describe()},
+                          {"trials", nlohmann::json::array()}};
+    for (int t = 0; t < job.trials; ++t) {
+      std::uint64_t seed = worker::trial_seed(job.seed, t);
+      DeviceTensors tensors = expect_value(
+          make_trial_tensors(job, seed, stream.get(), baseline.value().get()), "trial tensors");
+      nlohmann::json input_hashes = nlohmann::json::array();
+      for (const auto& input : tensors.inputs()) {
+        input_hashes.push_back(fmt::format("{:016x}", input.hash(stream.get())));
+      }
+      baseline.value()->run(tensors.inputs(), tensors.outputs(), stream.get());
+      PTXBENCH_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+      nlohmann::json outputs = nlohmann::json::array();
+      for (const auto& reference : tensors.outputs()) {
+        const auto& desc = reference.desc();
+        auto file = worker::exchange_file(job.exchange_dir, j, t, desc.name);
+        auto candidate = load_output(file, desc.bytes());
+        if (!candidate) {
+          print_reply(ReplyStatus::kInternalError, candidate.error().message, body);
+          return 0;
+        }
+        auto totals =
+            compare_tensors(candidate->data(), reference.data(), desc.dtype, desc.elements(),
+                            job.tolerance.atol, job.tolerance.rtol, stream.get());
+        nlohmann::json output = worker::to_json(totals);
+        output["name"] = desc.name;
+        outputs.push_back(std::move(output));
+      }
+      record["trials"].push_back({{"trial", t},
+                                  {"seed", std::to_string(seed)},
+                                  {"input_hashes", std::move(input_hashes)},
+                                  {"outputs", std::move(outputs)}});
+    }
+    body["jobs"].push_back(std::move(record));
+  }
+  print_reply(ReplyStatus::kOk, "", body);
+  return 0;
+}
+
+}  // namespace ptxbench::eval::gpu

@@ -1,0 +1,313 @@
+#include "ptxbench/eval/proof/dynamic_sass.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+namespace ptxbench::eval {
+namespace {
+
+constexpr std::string_view kExecutedMetric = "smsp__sass_inst_executed";
+
+std::int64_t value_or_zero(const std::map<std::string, std::int64_t>& counts,
+                           const std::string& key) {
+  const auto it = counts.find(key);
+  return it == counts.end() ? 0 : it->second;
+}
+
+// The families to report: the requested ones in their order, then every other family that is
+// present or executed, alphabetically.
+std::vector<std::string> reported_families(const sass::SassModule& module,
+                                           const std::vector<KernelExecution>& kernels,
+                                           const std::vector<std::string>& requested) {
+  std::vector<std::string> families = requested;
+  std::set<std::string> others;
+  for (const auto& kernel : module.kernels) {
+    for (const auto& [family, count] : kernel.family_counts) {
+      if (count > 0) others.insert(family);
+    }
+  }
+  for (const auto& kernel : kernels) {
+    for (const auto& [family, count] : kernel.executions) {
+      if (count > 0) others.insert(family);
+    }
+  }
+  for (const auto& family : others) {
+    if (std::find(families.begin(), families.end(), family) == families.end()) {
+      families.push_back(family);
+    }
+  }
+  return families;
+}
+
+std::string percent(double share) {
+  return fmt::format("{:.4g}%", 100.0 * share);
+}
+
+}  // namespace
+
+int warps_per_tensor_core_op(std::string_view family) {
+  // Hopper's wgmma is a warpgroup instruction; Blackwell's tcgen05.mma is issued by one thread.
+  return family == "GMMA" ? 4 : 1;
+}
+
+std::string_view to_string(ExecutionEvidence evidence) {
+  switch (evidence) {
+    case ExecutionEvidence::kMeasured:
+      return "measured";
+    case ExecutionEvidence::kNotLaunched:
+      return "not launched";
+    case ExecutionEvidence::kInconclusive:
+      return "inconclusive";
+  }
+  return "?";
+}
+
+KernelExecution join_probe(const ProbeReport& report, const sass::SassKernel& kernel,
+                           arch::Arch arch) {
+  KernelExecution out;
+  out.kernel = kernel.name;
+  if (!report.error.empty()) {
+    out.note = report.error;
+    return out;
+  }
+  const auto& launched = report.launched_functions;
+  if (std::find(launched.begin(), launched.end(), kernel.name) == launched.end()) {
+    if (report.graph_launches > 0) {
+      out.note = "the call launched CUDA graphs, whose kernels the probe cannot see by name";
+    } else {
+      out.evidence = ExecutionEvidence::kNotLaunched;
+    }
+    return out;
+  }
+  if (kernel.name != report.kernel) {
+    out.note = fmt::format(
+        "launched after {}: this CUPTI reports only the first kernel function of a process",
+        report.kernel);
+    return out;
+  }
+  if (!report.candidate_crc) {
+    out.note = "the probe could not identify the candidate's module";
+    return out;
+  }
+  const auto metric = std::find(report.metrics.begin(), report.metrics.end(), kExecutedMetric);
+  if (metric == report.metrics.end()) {
+    out.note = "the probe did not collect smsp__sass_inst_executed";
+    return out;
+  }
+  const auto metric_index = static_cast<std::size_t>(metric - report.metrics.begin());
+  std::unordered_map<std::uint32_t, const sass::SassInstruction*> by_offset;
+  for (const auto& instruction : kernel.instructions) by_offset[instruction.offset] = &instruction;
+
+  std::int64_t attributed = 0;
+  bool unknown_shape = false;
+  for (const ProbeRecord& record : report.records) {
+    if (record.cubin_crc != *report.candidate_crc || record.function != kernel.name) {
+      ++out.foreign_records;
+      continue;
+    }
+    const std::int64_t count = std::max<std::int64_t>(0, record.counts.at(metric_index));
+    attributed += count;
+    const auto found = by_offset.find(record.pc_offset);
+    if (found == by_offset.end()) {
+      ++out.unknown_pcs;
+      continue;
+    }
+    const sass::SassInstruction& instruction = *found->second;
+    const std::string family =
+        instruction.family.empty() ? sass::family_of(instruction.opcode, arch) : instruction.family;
+    if (family.empty()) continue;
+    out.executions[family] += count;
+    if (sass::is_tensor_core_family(family)) {
+      if (const auto flops = sass::flops_per_execution(instruction.opcode)) {
+        out.tensor_core_flops[family] +=
+            static_cast<double>(count) * *flops / warps_per_tensor_core_op(family);
+      } else {
+        unknown_shape = true;
+      }
+    }
+  }
+  if (out.unknown_pcs > 0) {
+    // A probe of the same cubin only reports pcs of its disassembly.
+    out.note = fmt::format("{} counted pcs are not in the disassembly of {}", out.unknown_pcs,
+                           kernel.name);
+    out.executions.clear();
+    out.tensor_core_flops.clear();
+    return out;
+  }
+  if (attributed == 0) {
+    out.note = fmt::format(
+        "launched {} time(s) but no instruction count was attributed to the candidate's module "
+        "({} records of other modules or functions)",
+        report.launches, out.foreign_records);
+    out.executions.clear();
+    return out;
+  }
+  out.evidence = ExecutionEvidence::kMeasured;
+  if (unknown_shape) out.note = "tensor-core instructions without a readable shape: FLOPs unknown";
+  return out;
+}
+
+bool ExecutionProof::all_requested_substantial() const {
+  return std::all_of(families.begin(), families.end(), [](const FamilyEvidence& family) {
+    return !family.requested || family.substantial;
+  });
+}
+
+ExecutionProof judge_execution(const sass::SassModule& module,
+                               const std::vector<KernelExecution>& kernels,
+                               const std::vector<std::string>& requested, double task_flops) {
+  ExecutionProof proof;
+  proof.kernels = kernels;
+  std::map<std::string, const KernelExecution*> by_name;
+  for (const auto& kernel : kernels) by_name[kernel.kernel] = &kernel;
+
+  // Tensor-core warp-executions over all tensor-core families: the scale TMA is judged against.
+  std::int64_t tensor_core_executions = 0;
+  for (const auto& kernel : kernels) {
+    for (const auto& [family, count] : kernel.executions) {
+      if (sass::is_tensor_core_family(family)) tensor_core_executions += count;
+    }
+  }
+
+  std::vector<std::string> messages;
+  std::vector<std::string> method_lines;
+  for (const std::string& family : reported_families(module, kernels, requested)) {
+    FamilyEvidence evidence;
+    evidence.family = family;
+    evidence.requested = std::find(requested.begin(), requested.end(), family) != requested.end();
+    std::int64_t executed = 0;
+    double flops = 0;
+    bool flops_known = true;
+    bool unmeasured = false;        // a kernel holding the family has no conclusive count
+    std::set<std::string> methods;  // what measured its executions
+    for (const auto& kernel : module.kernels) {
+      const std::int64_t present = value_or_zero(kernel.family_counts, family);
+      evidence.static_count += present;
+      const auto it = by_name.find(kernel.name);
+      const KernelExecution* execution = it == by_name.end() ? nullptr : it->second;
+      if (execution == nullptr || !execution->measures(family)) {
+        unmeasured = unmeasured || present > 0;
+        continue;
+      }
+      if (value_or_zero(execution->executions, family) > 0) methods.insert(execution->method);
+      executed += value_or_zero(execution->executions, family);
+      if (const auto f = execution->tensor_core_flops.find(family);
+          f != execution->tensor_core_flops.end()) {
+        flops += f->second;
+      } else if (value_or_zero(execution->executions, family) > 0) {
+        flops_known = false;
+      }
+    }
+    // A count seen anywhere proves execution even when another kernel is unmeasured.
+    if (executed > 0 || !unmeasured) evidence.executed_count = executed;
+
+    const bool tensor_core = sass::is_tensor_core_family(family);
+    if (tensor_core && executed > 0 && flops_known && task_flops > 0) {
+      evidence.flop_share = flops / task_flops;
+    }
+    if (!evidence.executed_count || *evidence.executed_count == 0) {
+      evidence.substantial = false;
+    } else if (tensor_core) {
+      // Without a readable shape (Blackwell's UTC*MMA) only execution can be shown.
+      evidence.substantial =
+          evidence.flop_share ? *evidence.flop_share >= kTensorCoreShareThreshold : true;
+    } else if (family == "TMA") {
+      evidence.substantial =
+          tensor_core_executions == 0 || static_cast<double>(executed) * kMaxTensorCorePerTma >=
+                                             static_cast<double>(tensor_core_executions);
+    } else {
+      evidence.substantial = true;
+    }
+
+    if (evidence.requested && !evidence.substantial && evidence.executed_count) {
+      proof.requested_measured_short = true;
+    }
+    if (evidence.requested && !methods.empty() && methods.count("probe") == 0) {
+      method_lines.push_back(family + ": executions measured by ncu (the probe was inconclusive)");
+    }
+    if (evidence.requested && !evidence.substantial) {
+      if (evidence.static_count == 0 && executed == 0) {
+        messages.push_back(family + ": not present in the binary");
+      } else if (!evidence.executed_count) {
+        proof.conclusive = false;
+        messages.push_back(family + ": present (" + std::to_string(evidence.static_count) +
+                           " instructions), execution could not be measured");
+      } else if (executed == 0) {
+        messages.push_back(family + ": present (" + std::to_string(evidence.static_count) +
+                           " instructions), not executed");
+      } else if (tensor_core) {
+        messages.push_back(fmt::format(
+            "{}: executed {} times but carried {} of the task's FLOPs (needs {})", family, executed,
+            percent(evidence.flop_share.value_or(0)), percent(kTensorCoreShareThreshold)));
+      } else {
+        messages.push_back(fmt::format(
+            "{}: executed {} times beside {} tensor-core warp-executions (needs one per {:g})",
+            family, executed, tensor_core_executions, kMaxTensorCorePerTma));
+      }
+    }
+    proof.families.push_back(std::move(evidence));
+  }
+  for (const auto& kernel : kernels) {
+    if (kernel.evidence == ExecutionEvidence::kInconclusive && !kernel.note.empty()) {
+      messages.push_back(kernel.kernel + ": " + kernel.note);
+    }
+  }
+  messages.insert(messages.end(), method_lines.begin(), method_lines.end());
+  for (const auto& line : messages) {
+    if (!proof.message.empty()) proof.message += '\n';
+    proof.message += line;
+  }
+  return proof;
+}
+
+void apply_execution_proof(const ExecutionProof& proof, Evaluation& evaluation) {
+  for (const KernelExecution& execution : proof.kernels) {
+    for (KernelReport& kernel : evaluation.kernels) {
+      if (kernel.name == execution.kernel &&
+          execution.evidence != ExecutionEvidence::kInconclusive) {
+        kernel.executed_families = execution.executions;
+        kernel.executed_by = execution.method;
+      }
+    }
+  }
+  evaluation.families = proof.families;
+}
+
+std::vector<std::string> kernels_to_probe(const sass::SassModule& module) {
+  std::vector<std::string> names;
+  for (const auto& kernel : module.kernels) {
+    const bool tracked = std::any_of(kernel.family_counts.begin(), kernel.family_counts.end(),
+                                     [](const auto& entry) { return entry.second > 0; });
+    if (tracked) names.push_back(kernel.name);
+  }
+  return names;
+}
+
+std::vector<KernelExecution> executions_from_probe(const ProbeReport& report,
+                                                   const sass::SassModule& module,
+                                                   arch::Arch arch) {
+  std::vector<KernelExecution> kernels;
+  const std::vector<std::string> names = kernels_to_probe(module);
+  for (const sass::SassKernel& kernel : module.kernels) {
+    if (std::find(names.begin(), names.end(), kernel.name) == names.end()) continue;
+    kernels.push_back(join_probe(report, kernel, arch));
+  }
+  return kernels;
+}
+
+ExecutionProof prove_execution(util::ProcessRunner& runner, const ProbeInvocation& invocation,
+                               const sass::SassModule& module,
+                               const std::vector<std::string>& requested, double task_flops,
+                               arch::Arch arch) {
+  if (kernels_to_probe(module).empty()) {
+    return judge_execution(module, {}, requested, task_flops);  // nothing could execute
+  }
+  const ProbeReport report = run_probe(runner, invocation);
+  return judge_execution(module, executions_from_probe(report, module, arch), requested,
+                         task_flops);
+}
+
+}  // namespace ptxbench::eval

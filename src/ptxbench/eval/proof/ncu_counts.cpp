@@ -1,0 +1,251 @@
+#include "ptxbench/eval/proof/ncu_counts.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "ptxbench/util/check.hpp"
+
+namespace ptxbench::eval {
+namespace {
+
+// One CSV line; fields may be quoted, with "" for a quote inside.
+std::vector<std::string> split_csv_line(std::string_view line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        fields.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else if (c != '\r') {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+// "1,234" or "1234" or "1234.0"; nullopt for anything else ("n/a", "").
+std::optional<std::int64_t> parse_count(std::string_view text) {
+  std::string digits;
+  for (char c : text) {
+    if (c != ',' && c != ' ') digits += c;
+  }
+  if (digits.empty()) return std::nullopt;
+  double value = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (error != std::errc() || end != digits.data() + digits.size() || value < 0) {
+    return std::nullopt;
+  }
+  return static_cast<std::int64_t>(value + 0.5);
+}
+
+std::optional<std::size_t> column(const std::vector<std::string>& header, std::string_view name) {
+  const auto it = std::find(header.begin(), header.end(), name);
+  if (it == header.end()) return std::nullopt;
+  return static_cast<std::size_t>(it - header.begin());
+}
+
+bool all_digits(std::string_view text) {
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
+}  // namespace
+
+util::Expected<std::vector<NcuKernelCounts>> parse_ncu_raw_csv(std::string_view text) {
+  std::istringstream lines{std::string(text)};
+  std::string line;
+  std::vector<std::string> header;
+  while (std::getline(lines, line)) {
+    if (line.rfind("\"ID\",", 0) == 0) {
+      header = split_csv_line(line);
+      break;
+    }
+  }
+  if (header.empty()) return util::make_error("ncu printed no raw CSV header");
+  const auto name = column(header, "Kernel Name");
+  const auto gmma = column(header, kNcuGmmaMetric);
+  const auto tma = column(header, kNcuTmaMetric);
+  const auto executed = column(header, kNcuExecutedMetric);
+  if (!name || !gmma || !tma || !executed) {
+    return util::make_error("the ncu CSV lacks the kernel name or a requested metric column");
+  }
+  std::map<std::string, NcuKernelCounts> by_kernel;
+  std::vector<std::string> order;
+  while (std::getline(lines, line)) {
+    const std::vector<std::string> fields = split_csv_line(line);
+    // The units row and any trailing program output have no launch ID.
+    if (fields.size() != header.size() || !all_digits(fields[0])) continue;
+    const auto g = parse_count(fields[*gmma]);
+    const auto t = parse_count(fields[*tma]);
+    const auto x = parse_count(fields[*executed]);
+    auto [it, inserted] = by_kernel.try_emplace(fields[*name]);
+    if (inserted) order.push_back(fields[*name]);
+    NcuKernelCounts& counts = it->second;
+    counts.kernel = fields[*name];
+    // "n/a" for one launch (ncu could not collect it) spoils that kernel only, not the others.
+    if (!g || !t || !x) {
+      ++counts.unreadable_launches;
+      continue;
+    }
+    ++counts.launches;
+    counts.gmma += *g;
+    counts.tma += *t;
+    counts.executed += *x;
+  }
+  std::vector<NcuKernelCounts> out;
+  for (const auto& kernel : order) out.push_back(by_kernel.at(kernel));
+  return out;
+}
+
+std::filesystem::path resolve_ncu(const std::filesystem::path& ncu) {
+  const std::string name = ncu.string();
+  if (name.empty() || name.find('/') != std::string::npos) return ncu;
+  if (auto in_path = util::find_in_path(name)) return *in_path;
+  std::vector<std::filesystem::path> roots;
+  if (const char* home = std::getenv("CUDA_HOME"); home != nullptr && *home != '\0') {
+    roots.emplace_back(home);
+  }
+  roots.emplace_back("/usr/local/cuda");
+  for (const auto& root : roots) {
+    const std::filesystem::path candidate = root / "bin" / name;
+    if (util::find_in_path(candidate.string())) return candidate;
+  }
+  return ncu;  // not found: the spawn reports it
+}
+
+std::vector<std::string> ncu_arguments(const NcuRequest& request) {
+  std::vector<std::string> args{
+      resolve_ncu(request.ncu).string(), "--clock-control", "none", "--metrics",
+      fmt::format("{},{},{}", kNcuGmmaMetric, kNcuTmaMetric, kNcuExecutedMetric), "--csv", "--page",
+      "raw", "--print-units", "base",
+      // Mangled names join with the disassembly's kernel names.
+      "--print-kernel-base", "mangled"};
+  args.insert(args.end(), request.program_argv.begin(), request.program_argv.end());
+  return args;
+}
+
+util::Expected<std::vector<NcuKernelCounts>> run_ncu_counts(util::ProcessRunner& runner,
+                                                            const NcuRequest& request) {
+  PTXBENCH_CHECK(!request.program_argv.empty(), "run_ncu_counts without a program");
+  util::ProcessSpec spec;
+  spec.argv = ncu_arguments(request);
+  spec.stdin_text = request.program_stdin;
+  spec.timeout = request.timeout;
+  spec.env = request.env;
+  const util::ProcessResult result = runner.run(spec);
+  if (!result.started) return util::make_error("ncu could not start: " + result.spawn_error);
+  if (result.timed_out) return util::make_error("ncu ran past its deadline");
+  auto counts = parse_ncu_raw_csv(result.stdout_text);
+  if (!counts) {
+    return util::make_error(fmt::format("{} ({})", counts.error().message, result.describe_end()));
+  }
+  return counts;
+}
+
+KernelExecution execution_from_ncu(const std::vector<NcuKernelCounts>& counts,
+                                   const sass::SassKernel& kernel, arch::Arch arch) {
+  KernelExecution out;
+  out.kernel = kernel.name;
+  out.method = "ncu";
+  const auto found = std::find_if(counts.begin(), counts.end(), [&](const NcuKernelCounts& c) {
+    return c.kernel == kernel.name;
+  });
+  if (found == counts.end()) {
+    out.note = "ncu did not report this kernel";
+    return out;
+  }
+  if (found->unreadable_launches > 0) {
+    out.note = fmt::format("ncu could not count {} of its {} launches", found->unreadable_launches,
+                           found->unreadable_launches + found->launches);
+    return out;
+  }
+  out.evidence = ExecutionEvidence::kMeasured;
+  out.measured_families = std::set<std::string>{"GMMA", "TMA"};
+  out.executions["GMMA"] = found->gmma;
+  out.executions["TMA"] = found->tma;
+  // FLOPs per warpgroup GMMA from the static shapes, weighted by their static counts.
+  double static_flops = 0;
+  std::int64_t static_gmma = 0;
+  std::set<std::string> shapes;
+  bool unknown_shape = false;
+  for (const auto& instruction : kernel.instructions) {
+    const std::string family =
+        instruction.family.empty() ? sass::family_of(instruction.opcode, arch) : instruction.family;
+    if (family != "GMMA") continue;
+    ++static_gmma;
+    if (const auto flops = sass::flops_per_execution(instruction.opcode)) {
+      static_flops += *flops;
+      shapes.insert(instruction.opcode);
+    } else {
+      unknown_shape = true;
+    }
+  }
+  std::vector<std::string> notes{"measured by ncu (GMMA and TMA only)"};
+  if (found->gmma > 0) {
+    if (unknown_shape || static_gmma == 0) {
+      notes.push_back("GMMA without a readable static shape: FLOPs unknown");
+    } else {
+      const double per_instruction = static_flops / static_cast<double>(static_gmma);
+      out.tensor_core_flops["GMMA"] =
+          static_cast<double>(found->gmma) * per_instruction / warps_per_tensor_core_op("GMMA");
+      if (shapes.size() > 1) {
+        notes.push_back(fmt::format(
+            "GMMA FLOPs estimated from {} static shapes weighted by their static counts",
+            shapes.size()));
+      }
+    }
+  }
+  for (const auto& note : notes) {
+    if (!out.note.empty()) out.note += "; ";
+    out.note += note;
+  }
+  return out;
+}
+
+void fill_inconclusive_with_ncu(util::ProcessRunner& runner, const NcuRequest& request,
+                                const sass::SassModule& module, arch::Arch arch,
+                                std::vector<KernelExecution>& kernels) {
+  const bool needed = std::any_of(kernels.begin(), kernels.end(), [](const KernelExecution& k) {
+    return k.evidence == ExecutionEvidence::kInconclusive;
+  });
+  if (!needed) return;
+  const auto counts = run_ncu_counts(runner, request);
+  for (KernelExecution& execution : kernels) {
+    if (execution.evidence != ExecutionEvidence::kInconclusive) continue;
+    if (!counts) {
+      execution.note += (execution.note.empty() ? "" : "; ") + ("ncu: " + counts.error().message);
+      continue;
+    }
+    const auto kernel =
+        std::find_if(module.kernels.begin(), module.kernels.end(),
+                     [&](const sass::SassKernel& k) { return k.name == execution.kernel; });
+    if (kernel == module.kernels.end()) continue;
+    KernelExecution measured = execution_from_ncu(*counts, *kernel, arch);
+    if (measured.evidence == ExecutionEvidence::kMeasured) {
+      measured.note = "probe: " + execution.note + "; " + measured.note;
+      execution = std::move(measured);
+    } else {
+      execution.note += "; ncu: " + measured.note;
+    }
+  }
+}
+
+}  // namespace ptxbench::eval

@@ -1,0 +1,73 @@
+// The executed-instruction fallback: Nsight Compute counts per kernel launch. The CUPTI probe
+// (dynamic_sass.hpp) sees only the first kernel function of a process; ncu replays every launch
+// and counts GMMA and TMA warp-level executions by kernel name, so it measures the later kernels
+// of a multi-kernel candidate. It cannot attribute other families (SYNCS, SETMAXNREG, ...): those
+// stay "not measured" for the kernels it proves.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ptxbench/arch/arch.hpp"
+#include "ptxbench/eval/proof/dynamic_sass.hpp"
+#include "ptxbench/sass/sass.hpp"
+#include "ptxbench/util/expected.hpp"
+#include "ptxbench/util/process.hpp"
+
+namespace ptxbench::eval {
+
+inline constexpr std::string_view kNcuGmmaMetric = "smsp__sass_inst_executed_op_shared_gmma.sum";
+inline constexpr std::string_view kNcuTmaMetric = "smsp__sass_inst_executed_op_tma.sum";
+inline constexpr std::string_view kNcuExecutedMetric = "smsp__sass_inst_executed.sum";
+
+// Summed over every launch of one kernel function (mangled name).
+struct NcuKernelCounts {
+  std::string kernel;
+  int launches = 0;
+  std::int64_t gmma = 0;        // warp-level executions
+  std::int64_t tma = 0;         // warp-level executions
+  std::int64_t executed = 0;    // all instructions, warp-level
+  int unreadable_launches = 0;  // launches whose counts ncu printed as "n/a" or not at all
+};
+
+// `ncu --csv --page raw` output: a header row (ID, ..., Kernel Name, ..., metric names), a units
+// row, then one row per launch. Lines before the header (the program's own output, ==PROF==
+// lines) are skipped. Numbers may carry thousands separators. A launch with an unreadable count
+// is counted in unreadable_launches, and such a kernel stays inconclusive.
+util::Expected<std::vector<NcuKernelCounts>> parse_ncu_raw_csv(std::string_view text);
+
+struct NcuRequest {
+  std::filesystem::path ncu = "ncu";      // looked up in PATH without a '/'
+  std::vector<std::string> program_argv;  // the untrusted worker run the sanitizer uses
+  std::optional<std::string> program_stdin;
+  std::vector<std::pair<std::string, std::string>> env;
+  std::chrono::milliseconds timeout{std::chrono::seconds(120)};
+};
+// A bare name is looked up in PATH, then in $CUDA_HOME/bin and /usr/local/cuda/bin (ncu is often
+// not on PATH); a path with a '/' is used as given.
+std::filesystem::path resolve_ncu(const std::filesystem::path& ncu);
+std::vector<std::string> ncu_arguments(const NcuRequest& request);
+
+// One ncu process around the program. Whatever goes wrong comes back as an error.
+util::Expected<std::vector<NcuKernelCounts>> run_ncu_counts(util::ProcessRunner& runner,
+                                                            const NcuRequest& request);
+
+// ncu's counts for one kernel of the candidate's module: GMMA and TMA measured (GMMA FLOPs from
+// the kernel's static GMMA shapes), every other family left unmeasured. A kernel ncu did not see
+// stays inconclusive: ncu may have stopped early, so absence proves nothing.
+KernelExecution execution_from_ncu(const std::vector<NcuKernelCounts>& counts,
+                                   const sass::SassKernel& kernel, arch::Arch arch);
+
+// Replaces every inconclusive execution by ncu's when ncu measured that kernel; runs ncu only
+// when some execution is inconclusive. Kernels outside the module (cuBLAS's nvjet_*) are never
+// looked up, so their counts cannot reach the candidate's families.
+void fill_inconclusive_with_ncu(util::ProcessRunner& runner, const NcuRequest& request,
+                                const sass::SassModule& module, arch::Arch arch,
+                                std::vector<KernelExecution>& kernels);
+
+}  // namespace ptxbench::eval

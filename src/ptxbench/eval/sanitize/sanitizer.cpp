@@ -1,0 +1,312 @@
+#include "ptxbench/eval/sanitize/sanitizer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <regex>
+
+#include "ptxbench/util/check.hpp"
+
+namespace ptxbench::eval {
+namespace {
+
+constexpr std::string_view kPrefix = "=========";
+constexpr std::size_t kMaxErrorLines = 12;
+
+std::optional<std::int64_t> parse_count(const std::string& digits) {
+  std::string plain;
+  for (char c : digits) {
+    if (c != ',') plain += c;
+  }
+  if (plain.empty() || plain.size() > 18) return std::nullopt;
+  return std::stoll(plain);
+}
+
+// The line without compute-sanitizer's "========= " prefix, or nullopt for a line of the
+// program's own output.
+std::optional<std::string_view> tool_line(std::string_view line) {
+  if (!line.starts_with(kPrefix)) return std::nullopt;
+  line.remove_prefix(kPrefix.size());
+  while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+  return line;
+}
+
+// Lines that say nothing about the defect: the banner, summaries, host backtraces.
+bool is_noise(std::string_view line) {
+  return line.empty() || line == "COMPUTE-SANITIZER" || line.starts_with("ERROR SUMMARY") ||
+         line.starts_with("RACECHECK SUMMARY") || line.starts_with("Saved host backtrace") ||
+         line.starts_with("Host Frame") || line.starts_with("Target application returned");
+}
+
+std::vector<std::string> tool_arguments(SanitizerTool tool, const SanitizerRequest& request,
+                                        bool padding_supported) {
+  std::vector<std::string> args = {
+      request.compute_sanitizer.string(),
+      "--tool",
+      std::string(to_string(tool)),
+      "--error-exitcode",
+      std::to_string(kSanitizerErrorExitCode),
+      "--print-limit",
+      "20",
+      "--show-backtrace",
+      "device",
+  };
+  if (tool == SanitizerTool::kMemcheck && padding_supported && request.padding_bytes > 0) {
+    args.insert(args.end(), {"--padding", std::to_string(request.padding_bytes)});
+  }
+  args.insert(args.end(), request.program_argv.begin(), request.program_argv.end());
+  return args;
+}
+
+bool supports_padding(util::ProcessRunner& runner, const std::filesystem::path& tool) {
+  util::ProcessSpec spec;
+  spec.argv = {tool.string(), "--help"};
+  spec.timeout = std::chrono::seconds(30);
+  const util::ProcessResult result = runner.run(spec);
+  return result.succeeded() && result.stdout_text.find("--padding") != std::string::npos;
+}
+
+}  // namespace
+
+std::string_view to_string(SanitizerTool tool) {
+  switch (tool) {
+    case SanitizerTool::kMemcheck:
+      return "memcheck";
+    case SanitizerTool::kRacecheck:
+      return "racecheck";
+  }
+  return "?";
+}
+
+std::string_view to_string(SanitizerOutcome outcome) {
+  switch (outcome) {
+    case SanitizerOutcome::kClean:
+      return "clean";
+    case SanitizerOutcome::kErrors:
+      return "errors";
+    case SanitizerOutcome::kProgramFailed:
+      return "program failed";
+    case SanitizerOutcome::kTimedOut:
+      return "timed out";
+    case SanitizerOutcome::kToolFailed:
+      return "tool failed";
+    case SanitizerOutcome::kSkipped:
+      return "skipped";
+  }
+  return "?";
+}
+
+SanitizerSummary parse_sanitizer_output(std::string_view text) {
+  // Anchored at the end: "ERROR SUMMARY: 30 errors were not printed" is not a count.
+  static const std::regex error_summary(R"(^ERROR SUMMARY:\s*([0-9,]+)\s+errors?\s*$)");
+  static const std::regex race_summary(
+      R"(RACECHECK SUMMARY:.*\(\s*([0-9,]+)\s+errors?,\s*([0-9,]+)\s+warnings?\s*\))");
+  SanitizerSummary summary;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view raw = text.substr(start, end - start);
+    start = end + 1;
+    const auto line = tool_line(raw);
+    if (!line) continue;
+    const std::string owned(*line);
+    std::smatch match;
+    // The last summary wins: the tool prints its own after the program has exited, so a
+    // look-alike line printed by the program cannot replace it.
+    if (std::regex_search(owned, match, race_summary)) {
+      // Racecheck prints no ERROR SUMMARY; its own line carries errors and warnings.
+      summary.errors = parse_count(match[1]);
+      summary.warnings = parse_count(match[2]);
+    } else if (std::regex_search(owned, match, error_summary)) {
+      summary.errors = parse_count(match[1]);
+    } else if (owned.starts_with("Target application returned an error")) {
+      summary.program_failed = true;
+    } else if (!is_noise(owned) && summary.first_errors.size() < kMaxErrorLines) {
+      summary.first_errors.push_back(owned);
+    }
+  }
+  return summary;
+}
+
+SanitizerOutcome judge_sanitizer_run(const util::ProcessResult& result,
+                                     const SanitizerSummary& summary) {
+  if (!result.started) return SanitizerOutcome::kToolFailed;
+  if (result.timed_out) return SanitizerOutcome::kTimedOut;
+  // The error exit status alone means the tool reported something, whatever the text says.
+  const bool error_exit = result.term_signal == 0 && result.exit_code == kSanitizerErrorExitCode;
+  if (error_exit || summary.errors.value_or(0) > 0) return SanitizerOutcome::kErrors;
+  // No summary: the tool stopped early (device not supported, killed, crashed).
+  if (!summary.errors) return SanitizerOutcome::kToolFailed;
+  return result.succeeded() && !summary.program_failed ? SanitizerOutcome::kClean
+                                                       : SanitizerOutcome::kProgramFailed;
+}
+
+bool SanitizerReport::found_errors() const {
+  return std::any_of(runs.begin(), runs.end(), [](const SanitizerRun& run) {
+    return run.outcome == SanitizerOutcome::kErrors;
+  });
+}
+
+std::string SanitizerReport::message() const {
+  std::string text;
+  for (const SanitizerRun& run : runs) {
+    if (!text.empty()) text += '\n';
+    text += fmt::format("{}: {}", to_string(run.tool), to_string(run.outcome));
+    if (run.summary.errors) text += fmt::format(" ({} errors)", *run.summary.errors);
+    if (run.outcome != SanitizerOutcome::kClean) text += fmt::format(" [{}]", run.ending);
+    for (const std::string& line : run.summary.first_errors) {
+      if (run.outcome == SanitizerOutcome::kClean) break;
+      text += "\n  " + line;
+    }
+  }
+  return text;
+}
+
+SanitizerReport run_sanitizer(util::ProcessRunner& runner, const SanitizerRequest& request) {
+  PTXBENCH_CHECK(!request.program_argv.empty(), "run_sanitizer without a program");
+  SanitizerRequest resolved = request;
+  SanitizerReport report;
+  if (resolved.compute_sanitizer.empty()) {
+    const auto found = find_compute_sanitizer();
+    if (!found) {
+      for (SanitizerTool tool : request.tools) {
+        report.runs.push_back({.tool = tool,
+                               .outcome = SanitizerOutcome::kToolFailed,
+                               .ending = "compute-sanitizer not found"});
+      }
+      return report;
+    }
+    resolved.compute_sanitizer = *found;
+  }
+  const bool padding = std::find(resolved.tools.begin(), resolved.tools.end(),
+                                 SanitizerTool::kMemcheck) != resolved.tools.end() &&
+                       supports_padding(runner, resolved.compute_sanitizer);
+  for (SanitizerTool tool : resolved.tools) {
+    if (!report.runs.empty() && report.runs.back().outcome == SanitizerOutcome::kTimedOut) {
+      report.runs.push_back({.tool = tool,
+                             .outcome = SanitizerOutcome::kSkipped,
+                             .ending = fmt::format("not run: {} timed out on the same program",
+                                                   to_string(report.runs.back().tool))});
+      continue;
+    }
+    util::ProcessSpec spec;
+    spec.argv = tool_arguments(tool, resolved, padding);
+    spec.stdin_text = resolved.program_stdin;
+    spec.env = resolved.env;
+    spec.timeout =
+        tool == SanitizerTool::kMemcheck ? resolved.memcheck_timeout : resolved.racecheck_timeout;
+    spec.output_cap_bytes = 1u << 20;
+    const util::ProcessResult result = runner.run(spec);
+    SanitizerRun run{.tool = tool};
+    // The tool writes its report to stdout, interleaved with the program's own output.
+    run.summary = parse_sanitizer_output(result.stdout_text + "\n" + result.stderr_text);
+    run.outcome = judge_sanitizer_run(result, run.summary);
+    run.ending = result.started ? result.describe_end() : result.spawn_error;
+    run.seconds = std::chrono::duration<double>(result.wall).count();
+    report.runs.push_back(std::move(run));
+    if (report.runs.back().outcome == SanitizerOutcome::kErrors) break;
+  }
+  return report;
+}
+
+std::optional<std::filesystem::path> find_compute_sanitizer() {
+  if (auto found = util::find_in_path("compute-sanitizer")) return found;
+  std::vector<std::filesystem::path> roots;
+  if (const char* home = std::getenv("CUDA_HOME")) roots.emplace_back(home);
+  roots.emplace_back("/usr/local/cuda");
+  for (const auto& root : roots) {
+    for (const auto& candidate :
+         {root / "bin" / "compute-sanitizer", root / "compute-sanitizer" / "compute-sanitizer"}) {
+      std::error_code error;
+      if (std::filesystem::is_regular_file(candidate, error)) return candidate;
+    }
+  }
+  return std::nullopt;
+}
+
+const task::Workload& smallest_workload(const task::Task& task) {
+  PTXBENCH_CHECK(!task.workloads.empty(), "task " + task.name + " has no workloads");
+  return *std::min_element(task.workloads.begin(), task.workloads.end(),
+                           [&task](const task::Workload& a, const task::Workload& b) {
+                             return task.flops(a) < task.flops(b);
+                           });
+}
+
+std::vector<std::string> kernels_in_errors(const SanitizerReport& report) {
+  static const std::regex located(R"(\bat\s+(.+?)\+0x[0-9a-fA-F]+)");
+  std::vector<std::string> names;
+  for (const auto& run : report.runs) {
+    for (const std::string& line : run.summary.first_errors) {
+      for (std::sregex_iterator it(line.begin(), line.end(), located), end; it != end; ++it) {
+        std::string name = (*it)[1].str();
+        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      }
+    }
+  }
+  return names;
+}
+
+namespace {
+// "ns::gemm_kernel<128>(float*, int)" -> "gemm_kernel": the identifier a mangled name contains.
+std::string identifier_of(std::string_view name) {
+  auto cut = name.find_first_of("(<");
+  if (cut != std::string_view::npos) name = name.substr(0, cut);
+  auto colons = name.rfind("::");
+  if (colons != std::string_view::npos) name = name.substr(colons + 2);
+  while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+  return std::string(name);
+}
+
+bool names_candidate_kernel(const std::string& name,
+                            const std::vector<std::string>& candidate_kernels) {
+  const std::string id = identifier_of(name);
+  return !id.empty() &&
+         std::any_of(candidate_kernels.begin(), candidate_kernels.end(),
+                     [&](const std::string& k) { return k.find(id) != std::string::npos; });
+}
+
+// "... in candidate.cu:736" or "... in /work/dir/candidate.cu:736".
+bool in_source_file(std::string_view line, std::string_view source_file) {
+  const std::string needle = std::string(source_file) + ":";
+  for (auto at = line.find(needle); at != std::string_view::npos; at = line.find(needle, at + 1)) {
+    if (at > 0 && (line[at - 1] == ' ' || line[at - 1] == '/')) return true;
+  }
+  return false;
+}
+}  // namespace
+
+bool errors_in_candidate_code(const SanitizerReport& report,
+                              const std::vector<std::string>& candidate_kernels,
+                              std::string_view source_file) {
+  static const std::regex located(R"((?:\bat|Device Frame:)\s+(.+?)\+0x[0-9a-fA-F]+)");
+  for (const auto& run : report.runs) {
+    for (const std::string& line : run.summary.first_errors) {
+      if (!source_file.empty() && in_source_file(line, source_file)) return true;
+      for (std::sregex_iterator it(line.begin(), line.end(), located), end; it != end; ++it) {
+        if (names_candidate_kernel((*it)[1].str(), candidate_kernels)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> foreign_kernels(const std::vector<std::string>& named,
+                                         const std::vector<std::string>& candidate_kernels) {
+  std::vector<std::string> foreign;
+  for (const std::string& name : named) {
+    if (identifier_of(name).empty()) continue;
+    if (!names_candidate_kernel(name, candidate_kernels)) foreign.push_back(name);
+  }
+  return foreign;
+}
+
+std::vector<std::string> library_kernels_in_errors(
+    const SanitizerReport& report, const std::vector<std::string>& candidate_kernels,
+    std::string_view source_file) {
+  if (errors_in_candidate_code(report, candidate_kernels, source_file)) return {};
+  return foreign_kernels(kernels_in_errors(report), candidate_kernels);
+}
+
+}  // namespace ptxbench::eval

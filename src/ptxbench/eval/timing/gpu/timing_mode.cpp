@@ -1,0 +1,350 @@
+// Timing: candidate and baseline in one process, interleaved round by round on the same fresh
+// inputs. Per sample: the L2 is flushed, a blocking kernel holds the stream while the call is
+// enqueued, and the call's time is the span of all GPU work CUPTI attributes to it (any stream,
+// any thread). Samples taken while the SM clock is pulled down are dropped; the loop stops when
+// both sides are quiet enough or at the time limit. The same trace judges the ABI's rules at
+// run time: every kernel a candidate call launched is its own (no library kernels), and all its
+// work ran on the caller's stream (timing/stream_rule.hpp); either breach is FORBIDDEN.
+#include <cxxabi.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "ptxbench/eval/correctness/gpu/baseline.hpp"
+#include "ptxbench/eval/timing/gpu/blocking_kernel.hpp"
+#include "ptxbench/eval/worker/gpu/candidate_library.hpp"
+#include "ptxbench/eval/worker/gpu/device_tensors.hpp"
+#include "ptxbench/eval/worker/gpu/gpu_timer.hpp"
+#include "ptxbench/eval/timing/gpu/kernel_trace.hpp"
+#include "ptxbench/eval/worker/gpu/l2_flush.hpp"
+#include "ptxbench/eval/worker/gpu/nvml_clocks.hpp"
+#include "ptxbench/eval/worker/gpu/resource_limits.hpp"
+#include "ptxbench/eval/correctness/gpu/tensor_kernels.hpp"
+#include "ptxbench/eval/worker/gpu/watchdog.hpp"
+#include "ptxbench/eval/worker/gpu/worker_modes.hpp"
+#include "ptxbench/eval/correctness/output_comparison.hpp"
+#include "ptxbench/eval/timing/statistics.hpp"
+#include "ptxbench/eval/timing/stream_rule.hpp"
+#include "ptxbench/eval/timing/timing_record.hpp"
+
+namespace ptxbench::eval::gpu {
+namespace {
+
+using worker::ReplyStatus;
+
+constexpr int kWarmupCalls = 2;
+constexpr int kRoundSeedBase = 1000;  // timing inputs differ from every correctness trial's
+
+std::string demangle(const std::string& name) {
+  int status = 0;
+  std::unique_ptr<char, decltype(&std::free)> text(
+      abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), &std::free);
+  return status == 0 && text ? std::string(text.get()) : name;
+}
+
+// "ns::kernel<int>" from "void ns::kernel<int>(float*, int)": what stays the same whichever
+// tool demangled the name, and however it spells the parameters.
+std::string function_name(const std::string& name) {
+  std::string text = demangle(name);
+  text = text.substr(0, text.find('('));
+  if (text.rfind("void ", 0) == 0) text = text.substr(5);
+  return text;
+}
+
+struct Sample {
+  int window = 0;
+  bool candidate = false;
+  double event_ms = 0;
+  double sm_clock_mhz = 0;
+  bool throttled = false;
+  bool power_capped = false;
+  bool discarded = false;  // the blocking kernel timed out: the call synchronised inside
+};
+
+struct SideResult {
+  std::vector<double> span_ms;
+  std::vector<double> event_ms;
+  std::vector<double> clocks;
+  int dropped_throttled = 0;
+  int power_capped = 0;
+  int no_gpu_work = 0;
+  int max_kernels = 0;
+  worker::SampleSummary summary() const { return worker::summarize(span_ms); }
+};
+
+class TimingLoop {
+ public:
+  TimingLoop(const worker::WorkerJob& job, const CandidateLibrary& library, Baseline& baseline,
+             DeviceTensors& tensors, DeviceTensors& baseline_outputs, cudaStream_t stream)
+      : job_(job),
+        library_(library),
+        baseline_(baseline),
+        tensors_(tensors),
+        baseline_outputs_(baseline_outputs),
+        stream_(stream),
+        nvml_(0),
+        max_clock_mhz_(nvml_.max_sm_clock_mhz().value_or(0)) {
+    for (const auto& name : job.candidate_kernels) {
+      allowed_.insert(name);
+      allowed_functions_.insert(function_name(name));
+    }
+  }
+
+  // Runs the loop; a Failure when the candidate failed during it.
+  std::optional<std::string> run() {
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kWarmupCalls; ++i) {
+      if (auto failure = sample(true, /*measured=*/false)) return failure;
+      if (auto failure = sample(false, /*measured=*/false)) return failure;
+    }
+    worker::StoppingRule rule{.min_samples = job_.timing.min_samples,
+                              .max_samples = job_.timing.max_samples,
+                              .target_relative_noise = job_.timing.target_relative_noise};
+    double limit_s = 2 * job_.timing.max_seconds;
+    for (rounds_ = 0;; ++rounds_) {
+      regenerate_inputs(worker::trial_seed(job_.seed, kRoundSeedBase + rounds_));
+      bool candidate_first = rounds_ % 2 == 0;
+      if (auto failure = sample(candidate_first, true)) return failure;
+      if (auto failure = sample(!candidate_first, true)) return failure;
+      absorb(trace_.collect());
+      bool done = worker::should_stop(candidate_.summary(), rule) &&
+                  worker::should_stop(baseline_side_.summary(), rule);
+      double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (done || elapsed > limit_s) break;
+    }
+    absorb(trace_.collect());  // work a background thread launched after the last round
+    wall_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return std::nullopt;
+  }
+
+  nlohmann::json report() const {
+    worker::StoppingRule rule{.min_samples = job_.timing.min_samples,
+                              .max_samples = job_.timing.max_samples,
+                              .target_relative_noise = job_.timing.target_relative_noise};
+    auto side = [&](const SideResult& r) {
+      auto s = r.summary();
+      std::vector<double> clocks = r.clocks;
+      double clock = clocks.empty() ? 0 : worker::summarize(clocks).median;
+      nlohmann::json j = worker::to_json(worker::make_timing_stats(
+          s, r.dropped_throttled, clock, r.max_kernels, worker::converged(s, rule)));
+      j["event_median_ms"] = worker::summarize(r.event_ms).median;
+      j["power_capped_samples"] = r.power_capped;
+      j["samples_without_gpu_work"] = r.no_gpu_work;
+      return j;
+    };
+    nlohmann::json foreign = nlohmann::json::array();
+    for (const auto& name : foreign_) foreign.push_back(name);
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const auto& name : kernels_seen_) kernels.push_back(name);
+    return {{"candidate", side(candidate_)},
+            {"baseline", side(baseline_side_)},
+            {"baseline_description", baseline_.describe()},
+            {"kernels", kernels},
+            {"foreign_kernels", foreign},
+            {"streams", stream_rule_.to_json()},
+            {"blocking_kernel", use_blocker_},
+            {"rounds", rounds_},
+            {"max_sm_clock_mhz", max_clock_mhz_},
+            {"clocks_read", nvml_.available()},
+            {"l2_flush_bytes", flusher_.bytes()},
+            {"wall_seconds", wall_seconds_}};
+  }
+
+  const std::set<std::string>& foreign_kernels() const { return foreign_; }
+  const worker::StreamRule& stream_rule() const { return stream_rule_; }
+
+ private:
+  void regenerate_inputs(std::uint64_t seed) {
+    tensors_.fill_random_inputs(job_.distribution, seed, stream_);
+    baseline_.derive_inputs(tensors_.inputs(), stream_);
+  }
+
+  std::optional<std::string> sample(bool candidate, bool measured) {
+    Sample s{.window = next_window_++, .candidate = candidate};
+    flusher_.flush(stream_);
+    // Not for warm-up calls: a first call may load modules, which waits for the GPU.
+    bool blocked = use_blocker_ && measured;
+    if (blocked) blocker_.block(stream_);
+    trace_.begin_window(s.window, candidate);
+    timer_.start(stream_);
+    std::optional<util::Error> raised;
+    if (candidate) {
+      raised = library_.call(args_, stream_);
+    } else {
+      baseline_.run(tensors_.inputs(), baseline_outputs_.outputs(), stream_);
+    }
+    timer_.stop(stream_);
+    trace_.end_window();
+    blocker_.release();
+    std::string device_error;
+    {
+      Watchdog watchdog(call_timeout(job_), candidate ? "a timed run()" : "a timed baseline call");
+      device_error = synchronize_device();
+    }
+    if (raised) return "run() raised during timing: " + raised->message;
+    if (!device_error.empty()) return "GPU failure during timing: " + device_error;
+    if (blocked && blocker_.timed_out()) {
+      use_blocker_ = false;  // run() waits for the GPU itself: measure without the blocker
+      s.discarded = true;
+    }
+    s.event_ms = timer_.elapsed_ms();
+    auto reasons = nvml_.clock_event_reasons();
+    auto clock = nvml_.sm_clock_mhz();
+    s.sm_clock_mhz = clock.value_or(0);
+    s.power_capped = reasons && (*reasons & kPowerCapReason) != 0;
+    s.throttled =
+        (reasons && (*reasons & kThrottleReasons) != 0) ||
+        (clock && max_clock_mhz_ > 0 && *clock < job_.timing.throttle_clock_ratio * max_clock_mhz_);
+    if (!measured) s.discarded = true;
+    pending_.push_back(s);
+    return std::nullopt;
+  }
+
+  void absorb(const std::map<int, WindowActivity>& activity) {
+    // Every attributed window, including one whose sample was absorbed already (late work).
+    for (const auto& [window, work] : activity) stream_rule_.add_call(work.candidate, work.streams);
+    for (const auto& s : pending_) {
+      auto found = activity.find(s.window);
+      const WindowActivity* work = found == activity.end() ? nullptr : &found->second;
+      if (s.candidate && work != nullptr) {
+        for (const auto& name : work->kernel_names) {
+          kernels_seen_.insert(name);
+          if (!allowed_.empty() && allowed_.count(name) == 0 &&
+              allowed_functions_.count(function_name(name)) == 0)
+            foreign_.insert(name);
+        }
+      }
+      if (s.discarded) continue;
+      SideResult& side = s.candidate ? candidate_ : baseline_side_;
+      if (s.throttled) {
+        ++side.dropped_throttled;
+        continue;
+      }
+      if (s.power_capped) ++side.power_capped;
+      if (work == nullptr || work->last_end_ns <= work->first_start_ns) {
+        ++side.no_gpu_work;  // nothing traced: fall back to the events
+        side.span_ms.push_back(s.event_ms);
+      } else {
+        side.span_ms.push_back(work->span_ms());
+        side.max_kernels = std::max(side.max_kernels, work->kernels);
+      }
+      side.event_ms.push_back(s.event_ms);
+      if (s.sm_clock_mhz > 0) side.clocks.push_back(s.sm_clock_mhz);
+    }
+    pending_.clear();
+  }
+
+  const worker::WorkerJob& job_;
+  const CandidateLibrary& library_;
+  Baseline& baseline_;
+  DeviceTensors& tensors_;
+  DeviceTensors& baseline_outputs_;
+  cudaStream_t stream_;
+  std::vector<DLTensor*> args_ = tensors_.arguments();
+  NvmlDevice nvml_;
+  int max_clock_mhz_;
+  L2Flusher flusher_;
+  BlockingKernel blocker_;
+  bool use_blocker_ = true;
+  EventTimer timer_;
+  KernelTrace trace_;
+  worker::StreamRule stream_rule_{trace_.stream_id(stream_)};
+  int next_window_ = 0;
+  int rounds_ = 0;
+  double wall_seconds_ = 0;
+  std::vector<Sample> pending_;
+  SideResult candidate_;
+  SideResult baseline_side_;
+  std::set<std::string> allowed_;
+  std::set<std::string> allowed_functions_;
+  std::set<std::string> kernels_seen_;
+  std::set<std::string> foreign_;
+};
+
+// The candidate's outputs of the last timed round against the baseline's on the same inputs: a
+// candidate that skips work once it has seen its inputs' addresses shows here.
+nlohmann::json compare_last_round(const worker::WorkerJob& job, DeviceTensors& tensors,
+                                  DeviceTensors& baseline_outputs, cudaStream_t stream,
+                                  bool& match) {
+  match = true;
+  nlohmann::json checks = nlohmann::json::array();
+  for (std::size_t i = 0; i < tensors.outputs().size(); ++i) {
+    const auto& desc = tensors.outputs()[i].desc();
+    auto totals = compare_tensors(tensors.outputs()[i].data(), baseline_outputs.outputs()[i].data(),
+                                  desc.dtype, desc.elements(), job.tolerance.atol,
+                                  job.tolerance.rtol, stream);
+    auto check = worker::make_output_check(desc.name, totals, job.tolerance);
+    match = match && check.passed;
+    nlohmann::json j = worker::to_json(totals);
+    j["name"] = desc.name;
+    j["passed"] = check.passed;
+    checks.push_back(std::move(j));
+  }
+  return checks;
+}
+
+}  // namespace
+
+int run_timing_mode(const worker::WorkerJob& job) {
+  PTXBENCH_CUDA_CHECK(cudaSetDevice(0));
+  CudaStream stream;
+  auto baseline = make_baseline(job, stream.get());
+  if (!baseline) {
+    print_reply(ReplyStatus::kUnsupported, baseline.error().message);
+    return 0;
+  }
+  DeviceTensors tensors =
+      expect_value(make_trial_tensors(job, worker::trial_seed(job.seed, kRoundSeedBase),
+                                      stream.get(), baseline.value().get()),
+                   "timing tensors");
+  DeviceTensors baseline_outputs = expect_value(DeviceTensors::allocate(job), "baseline outputs");
+  auto library = CandidateLibrary::open(job.library);
+  if (!library) {
+    print_reply(ReplyStatus::kRuntimeError, library.error().message);
+    return 0;
+  }
+  nlohmann::json body;
+  auto host_memory = guard_host_memory(job);
+  body["host_memory_budget_bytes"] = host_memory_budget(job);
+  TimingLoop loop(job, library.value(), *baseline.value(), tensors, baseline_outputs, stream.get());
+  DeviceMemoryCap cap;  // after the harness's own allocations
+  if (job.device_memory_limit_bytes > 0) cap = DeviceMemoryCap(job.device_memory_limit_bytes);
+  std::optional<std::string> failure;
+  try {
+    failure = loop.run();
+  } catch (const std::exception& e) {
+    failure = std::string("during timing: ") + e.what();
+  }
+  if (failure) {
+    print_reply(ReplyStatus::kRuntimeError, *failure, body);
+    return 0;
+  }
+  body.update(loop.report());
+  bool match = true;
+  body["output_checks"] = compare_last_round(job, tensors, baseline_outputs, stream.get(), match);
+  body["outputs_match"] = match;
+  std::string breaches;  // both ABI breaches are reported when both happened
+  if (!loop.foreign_kernels().empty()) {
+    std::string names;
+    for (const auto& name : loop.foreign_kernels())
+      names += (names.empty() ? "" : ", ") + demangle(name);
+    breaches = "run() launched kernels that are not the candidate's own: " + names;
+  }
+  if (loop.stream_rule().violated())
+    breaches += (breaches.empty() ? "" : "; ") + loop.stream_rule().message();
+  if (!breaches.empty()) {
+    print_reply(ReplyStatus::kForbidden, breaches, body);
+    return 0;
+  }
+  print_reply(ReplyStatus::kOk, "", body);
+  return 0;
+}
+
+}  // namespace ptxbench::eval::gpu

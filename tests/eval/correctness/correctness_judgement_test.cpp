@@ -1,0 +1,120 @@
+#include "ptxbench/eval/correctness/correctness_judgement.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ptxbench::eval::worker {
+namespace {
+
+using nlohmann::json;
+
+WorkerJob gemm_job(int trials = 2) {
+  WorkerJob job;
+  job.workload = "M4";
+  job.trials = trials;
+  job.inputs = {{"A", task::DType::kBFloat16, {4, 3}, {}},
+                {"B", task::DType::kBFloat16, {5, 3}, {}}};
+  job.outputs = {{"C", task::DType::kBFloat16, {4, 5}, {}}};
+  return job;
+}
+
+// Replies of two workers for `trials` clean trials of one job.
+struct Replies {
+  json candidate;
+  json judge;
+};
+
+Replies clean_replies(int trials) {
+  Replies r{json{{"jobs", json::array({json{{"trials", json::array()}}})}},
+            json{{"jobs", json::array({json{{"trials", json::array()}}})}}};
+  for (int t = 0; t < trials; ++t) {
+    json hashes = json::array({"aa", "bb"});
+    r.candidate["jobs"][0]["trials"].push_back(
+        {{"trial", t}, {"input_hashes_before", hashes}, {"input_hashes_after", hashes}});
+    r.judge["jobs"][0]["trials"].push_back(
+        {{"trial", t},
+         {"seed", "7"},
+         {"input_hashes", hashes},
+         {"outputs",
+          json::array({json{{"name", "C"}, {"elements", 20}, {"max_abs_error", 0.001}}})}});
+  }
+  return r;
+}
+
+TEST(CorrectnessJudgement, CleanTrialsPass) {
+  auto r = clean_replies(2);
+  auto j = judge_correctness({gemm_job()}, {true}, r.candidate, r.judge);
+  EXPECT_EQ(j.verdict, Verdict::kPassed) << j.message;
+  ASSERT_EQ(j.workloads.size(), 1u);
+  EXPECT_TRUE(j.workloads[0].headline);
+  EXPECT_EQ(j.workloads[0].trials, 2);
+  ASSERT_EQ(j.workloads[0].outputs.size(), 1u);
+  EXPECT_TRUE(j.workloads[0].outputs[0].passed);
+  EXPECT_DOUBLE_EQ(j.workloads[0].outputs[0].matched_ratio, 1.0);
+}
+
+TEST(CorrectnessJudgement, MismatchNamesTrialOutputAndElement) {
+  auto r = clean_replies(2);
+  auto& out = r.judge["jobs"][0]["trials"][1]["outputs"][0];
+  out["mismatches"] = 3;
+  out["first_bad_index"] = 7;  // row 1, column 2 of a 4x5 output
+  out["max_abs_error"] = 0.5;
+  auto j = judge_correctness({gemm_job()}, {false}, r.candidate, r.judge);
+  EXPECT_EQ(j.verdict, Verdict::kIncorrectNumerical);
+  EXPECT_NE(j.message.find("trial 2"), std::string::npos) << j.message;
+  EXPECT_NE(j.message.find("C[1, 2]"), std::string::npos) << j.message;
+  EXPECT_NE(j.message.find("3 of 20"), std::string::npos) << j.message;
+  EXPECT_FALSE(j.workloads[0].outputs[0].passed);
+  EXPECT_DOUBLE_EQ(j.workloads[0].outputs[0].max_abs_error, 0.5);
+  EXPECT_EQ(j.workloads[0].outputs[0].first_bad_index, 7);
+}
+
+TEST(CorrectnessJudgement, AllNanOutputWasNeverWritten) {
+  auto r = clean_replies(1);
+  auto& out = r.judge["jobs"][0]["trials"][0]["outputs"][0];
+  out["mismatches"] = 20;
+  out["nan_count"] = 20;
+  auto j = judge_correctness({gemm_job(1)}, {false}, r.candidate, r.judge);
+  EXPECT_EQ(j.verdict, Verdict::kIncorrectShape) << j.message;
+  EXPECT_NE(j.message.find("never written"), std::string::npos);
+}
+
+TEST(CorrectnessJudgement, ModifiedInputsAreNamed) {
+  auto r = clean_replies(1);
+  r.candidate["jobs"][0]["trials"][0]["input_hashes_after"] = json::array({"aa", "cc"});
+  auto j = judge_correctness({gemm_job(1)}, {false}, r.candidate, r.judge);
+  EXPECT_EQ(j.verdict, Verdict::kInputsModified);
+  EXPECT_NE(j.message.find("B"), std::string::npos) << j.message;
+}
+
+TEST(CorrectnessJudgement, WrongOutputsOutrankModifiedInputs) {
+  auto r = clean_replies(1);
+  r.candidate["jobs"][0]["trials"][0]["input_hashes_after"] = json::array({"zz", "bb"});
+  r.judge["jobs"][0]["trials"][0]["outputs"][0]["mismatches"] = 1;
+  auto j = judge_correctness({gemm_job(1)}, {false}, r.candidate, r.judge);
+  EXPECT_EQ(j.verdict, Verdict::kIncorrectNumerical);
+}
+
+TEST(CorrectnessJudgement, IrreproducibleInputsAreOurFault) {
+  auto r = clean_replies(1);
+  r.judge["jobs"][0]["trials"][0]["input_hashes"] = json::array({"aa", "different"});
+  r.judge["jobs"][0]["trials"][0]["outputs"][0]["mismatches"] = 5;
+  auto j = judge_correctness({gemm_job(1)}, {false}, r.candidate, r.judge);
+  EXPECT_EQ(j.verdict, Verdict::kInternalError) << j.message;
+}
+
+TEST(CorrectnessJudgement, MissingTrialsAreOurFault) {
+  auto r = clean_replies(1);
+  auto j = judge_correctness({gemm_job(2)}, {false}, r.candidate, r.judge);
+  EXPECT_EQ(j.verdict, Verdict::kInternalError);
+  auto k = judge_correctness({gemm_job(1)}, {false}, json("garbage"), r.judge);
+  EXPECT_EQ(k.verdict, Verdict::kInternalError);
+}
+
+TEST(CorrectnessJudgement, ElementNamesUseTheShape) {
+  EXPECT_EQ(element_name("C", {4, 5}, 0), "C[0, 0]");
+  EXPECT_EQ(element_name("C", {4, 5}, 19), "C[3, 4]");
+  EXPECT_EQ(element_name("LSE", {2, 3, 4}, 13), "LSE[1, 0, 1]");
+}
+
+}  // namespace
+}  // namespace ptxbench::eval::worker
