@@ -1,8 +1,8 @@
 // libptxbench_baselines_capi.so: ptxbench's baselines (make_baseline: cuBLASLt GEMM with its
 // algorithm search, cuDNN SDPA forward+LSE and backward) behind a small C ABI, so that
 // benchmarks/interleaved_baselines.py can time them call by call against PyTorch in one
-// process, on PyTorch's tensors and stream. The jobs are the ones ptxbench-bench-baselines
-// times and the algorithm choice is read from (or written to) the same on-disk cache as the
+// process, on PyTorch's tensors and stream. The jobs are those of baseline_jobs.hpp and the
+// algorithm choice is read from (or written to) the same on-disk cache as the
 // timing stage's. No exception crosses the boundary: every entry returns a status and, on
 // failure, writes a message into the caller's buffer.
 #include <cublasLt.h>

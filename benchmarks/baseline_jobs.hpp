@@ -1,7 +1,7 @@
 // The jobs the baseline benchmarks time: the same WorkerJob descriptions ptxbench's GPU stages
 // build for a GEMM or attention task, so make_baseline picks the same algorithm (and reads the
-// same on-disk choice) as the timing stage. Shared by ptxbench-bench-baselines and the C API
-// that benchmarks/interleaved_baselines.py loads.
+// same on-disk choice) as the timing stage. Used by the C API that
+// benchmarks/interleaved_baselines.py loads.
 #pragma once
 #include <fmt/format.h>
 

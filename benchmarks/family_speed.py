@@ -23,6 +23,8 @@ import os
 import re
 import sys
 
+from evaluation_records import read_evaluations
+
 REPO_TASKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tasks")
 
 
@@ -32,11 +34,9 @@ class Malformed(Exception):
 
 def load_evaluations(path):
     try:
-        with open(path) as f:
-            data = json.load(f)
+        evaluations = read_evaluations(path)
     except (OSError, ValueError) as e:
         raise Malformed(f"{path}: {e}")
-    evaluations = data if isinstance(data, list) else [data]
     for i, e in enumerate(evaluations):
         if not isinstance(e, dict) or not isinstance(e.get("task"), str):
             raise Malformed(f"{path}: record {i} is not an evaluation (no task)")

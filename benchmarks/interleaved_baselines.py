@@ -204,7 +204,7 @@ def attention_case(bench, library, stream, backward, causal):
 
 
 def shape_cases(bench, library, stream):
-    """(op, shape, make_case) for each compared shape, in ptxbench-bench-baselines' order."""
+    """(op, shape, make_case) for each compared shape, GEMMs first, then attention."""
     cases = [("cublaslt.gemm_bf16_nt", f"M{m} N{n} K{k}",
               lambda m=m, n=n, k=k: gemm_case(bench, library, stream, m, n, k))
              for m, n, k in GEMMS]

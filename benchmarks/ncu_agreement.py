@@ -12,6 +12,8 @@ import statistics
 import subprocess
 import sys
 
+from evaluation_records import read_evaluations
+
 
 def job_for(task, library):
     axes_const = {k: v["value"] for k, v in task["axes"].items() if v.get("type") == "const"}
@@ -32,7 +34,7 @@ def job_for(task, library):
 
 def main():
     evals_path, artifacts, task_path, worker, source, kernel, out_dir = sys.argv[1:8]
-    evaluation = next(e for e in json.load(open(evals_path))
+    evaluation = next(e for e in read_evaluations(evals_path)
                       if os.path.basename(e.get("source_name", "")) == source)
     ours = next(w for w in evaluation["workloads"] if w.get("headline"))["candidate"]["median_ms"]
     library = glob.glob(os.path.join(artifacts, f"*{source}*", "candidate.so"))[0]

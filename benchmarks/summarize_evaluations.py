@@ -1,12 +1,17 @@
-"""Summarises `ptxbench eval --json` output: per candidate the verdict, wall time and its split
-over stages, and the headline timing; then the repeatability of candidates evaluated several
-times (files named <stem>_<n>.cu): max/min - 1 of their headline medians.
-Usage: summarize_evaluations.py EVALS.json [TOTAL_WALL_SECONDS]"""
+"""Summarises `ptxbench eval --json` output (JSON Lines): per candidate the verdict, wall time and
+its split over stages, and the headline timing; the mean latency of each stage and the
+throughput of the stream (verdicts per GPU-hour, compiles overlapped) against the goals (a good
+core-GEMM verdict in <= 10 s, >= 400 verdicts per GPU-hour, a slow or hostile one in <= 30 s);
+then the repeatability of candidates evaluated several times (files named <stem>_<n>.cu):
+max/min - 1 of their headline medians.
+Usage: summarize_evaluations.py EVALS.jsonl [TOTAL_WALL_SECONDS]"""
 import collections
 import json
 import os
 import re
 import sys
+
+from evaluation_records import read_evaluations
 
 STAGES = ["compile", "static_sass", "sanitize", "correctness", "dynamic_sass", "timing"]
 
@@ -18,9 +23,42 @@ def headline(evaluation):
     return {}
 
 
+GOOD_SECONDS, SLOW_SECONDS, VERDICTS_PER_GPU_HOUR = 10.0, 30.0, 400.0
+
+
+def stage_seconds(evaluation):
+    seconds = {s["stage"]: s.get("seconds", 0.0) for s in evaluation.get("stages", [])}
+    seconds["compile"] = evaluation.get("compile", {}).get("seconds", seconds.get("compile", 0.0))
+    return seconds
+
+
+def print_latency(evaluations, total):
+    """Mean latency per stage, the slowest verdicts, and the stream's throughput vs the goals."""
+    print("\nmean latency per stage over", len(evaluations), "verdicts:")
+    for stage in STAGES:
+        values = [stage_seconds(e).get(stage, 0.0) for e in evaluations]
+        print(f"  {stage:<12} {sum(values) / len(values):6.2f} s (max {max(values):.2f} s)")
+    walls = [e.get("wall_seconds", 0.0) for e in evaluations]
+    gpu = [sum(stage_seconds(e).get(s, 0.0) for s in STAGES[2:]) for e in evaluations]
+    good = [e.get("wall_seconds", 0.0) for e in evaluations if e.get("verdict") == "PASSED"]
+    other = [e.get("wall_seconds", 0.0) for e in evaluations if e.get("verdict") != "PASSED"]
+    if good:
+        print(f"verdict latency of passing candidates: max {max(good):.1f} s "
+              f"(goal <= {GOOD_SECONDS:.0f} s: {'met' if max(good) <= GOOD_SECONDS else 'NOT met'})")
+    if other:
+        print(f"verdict latency of the others: max {max(other):.1f} s "
+              f"(goal <= {SLOW_SECONDS:.0f} s: {'met' if max(other) <= SLOW_SECONDS else 'NOT met'})")
+    print(f"GPU stages: {sum(gpu):.1f} s in all, {sum(gpu) / len(gpu):.2f} s per verdict")
+    if total:
+        rate = 3600.0 * len(evaluations) / total
+        print(f"{len(evaluations)} verdicts in {total:.1f} s of wall time (compiles overlapped): "
+              f"{rate:.0f} verdicts per GPU-hour (goal >= {VERDICTS_PER_GPU_HOUR:.0f}: "
+              f"{'met' if rate >= VERDICTS_PER_GPU_HOUR else 'NOT met'}); the sum of the verdicts' "
+              f"own wall times is {sum(walls):.1f} s")
+
+
 def main():
-    with open(sys.argv[1]) as f:
-        evaluations = json.load(f)
+    evaluations = read_evaluations(sys.argv[1])
     total = float(sys.argv[2]) if len(sys.argv) > 2 else None
     print("| candidate | verdict | wall s | " + " | ".join(STAGES) +
           " | candidate ms | baseline ms | speedup | TFLOP/s |")
@@ -40,9 +78,8 @@ def main():
         match = re.match(r"(.+)_\d+\.cu$", name)
         if match and cand.get("median_ms"):
             groups[match.group(1)].append((cand["median_ms"], base.get("median_ms")))
-    if total is not None and evaluations:
-        print(f"\n{len(evaluations)} candidates in {total:.1f} s: {total / len(evaluations):.1f} s per "
-              "candidate, back to back in one `ptxbench eval`")
+    if evaluations:
+        print_latency(evaluations, total)
     for stem, runs in groups.items():
         cands = [c for c, _ in runs]
         bases = [b for _, b in runs if b]

@@ -7,8 +7,7 @@
 # a work folder, archived into $OUT/logs.tar.gz after every step (a device call returns at most
 # eight files); the summary and the result tables are also copied to $OUT (default ./gpu-check-out).
 #   STEPS="env unit gpu-tests baselines eval ncu family verdicts demo" (default: the first six)
-#   baselines: ours against PyTorch interleaved in one process (baselines-separate: the older
-#             two-process rounds)
+#   baselines: ours against PyTorch interleaved in one process
 #   family:   the expert GEMM on every gemm task, large-M workloads timed (benchmarks/family_speed.py)
 #   verdicts: the executed-instruction proof, the ncu fallback, every control and every solution
 #             through `ptxbench eval`, in parallel shards (they assert verdicts; their timings are
@@ -70,7 +69,7 @@ if ! "$worker" info >"$out/prebuilt-check.log" 2>&1; then
   echo "prebuilt executables do not run here; building" >>"$out/summary.txt"
   build="$tree/build-device"
   step build 420 bash -c "cmake -S $tree -B $build -G Ninja -DCMAKE_PREFIX_PATH=$deps/usr && \
-      ninja -C $build -j16 ptxbench ptxbench-worker ptxbench-bench-baselines \
+      ninja -C $build -j16 ptxbench ptxbench-worker \
       ptxbench_baselines_capi eval_gpu_kernels_test eval_gpu_stages_test eval_worker_test \
       fake_ptxbench_worker controls_eval_test solutions_eval_test eval_proof_gpu_tests \
       ncu_fallback_eval_test"
@@ -108,29 +107,23 @@ if wants baselines; then
     --markdown "$out/baselines-interleaved.md"
 fi
 
-if wants baselines-separate; then
-  # Two rounds, alternating, so neither side always runs on a cooler GPU.
-  for round in 1 2; do
-    step "bench-ours-$round" 150 "$build/benchmarks/ptxbench-bench-baselines"
-    step "bench-torch-$round" 120 python3 "$root/benchmarks/torch_baselines.py"
-  done
-  python3 "$root/benchmarks/compare_baselines.py" "$out/bench-ours-1.log,$out/bench-ours-2.log" \
-    "$out/bench-torch-1.log,$out/bench-torch-2.log" >"$out/baselines.md" 2>&1
-fi
-
 if wants eval || wants ncu; then
   candidates=/tmp/ptxb-candidates
   rm -rf "$candidates" /tmp/ptxb-artifacts && mkdir -p "$candidates"
   for i in 1 2 3 4 5; do
     cp $tree/solutions/hopper/gemm_bf16_nt_warp_specialized.cu "$candidates/expert_$i.cu"
   done
-  for broken in gemm_wgmma_path_never_taken; do
+  for broken in gemm_wgmma_path_never_taken gemm_producer_phase_deadlock; do
     cp "$tree/solutions/broken/$broken.cu" "$candidates/$broken.cu"
   done
+  # A slow but correct FFMA kernel: its verdict must stay bounded (sanitizer included).
+  cp "$tree/tests/eval/gpu_stages/data/gemm_naive.cu" "$candidates/slow_ffma.cu"
   start=$(now_ms)
-  step eval 300 bash -c "'$build/src/ptxbench' eval $candidates/*.cu --task gemm_n7168_k5120 \
-      --arch hopper --json --tasks-dir $tree/tasks --keep-artifacts /tmp/ptxb-artifacts \
-      >'$out/evals.json'"
+  # One verdict per line as it is known; the summary gives latency per stage and verdicts per
+  # GPU-hour against the goals.
+  step eval 300 "$build/src/ptxbench" eval $candidates/*.cu --task gemm_n7168_k5120 \
+      --arch hopper --tasks-dir "$tree/tasks" --keep-artifacts /tmp/ptxb-artifacts \
+      --out "$out/evals.json"
   total_s="$(( $(now_ms) - start ))e-3"
   python3 "$root/benchmarks/summarize_evaluations.py" "$out/evals.json" "$total_s" \
     >"$out/evaluations.md" 2>&1

@@ -51,7 +51,7 @@ if [[ -n "${PTXBENCH_PREBUILT:-}" ]]; then
     mkdir -p "$out/build/$(dirname "$artefact")"
     strip --strip-debug -o "$out/build/$artefact" "$build/$artefact"
   done < <(cd "$build" && ls ${PTXBENCH_PREBUILT_ARTEFACTS:-src/ptxbench src/ptxbench-worker \
-             benchmarks/ptxbench-bench-baselines tests/eval/gpu_stages/eval_gpu_kernels_test \
+             tests/eval/gpu_stages/eval_gpu_kernels_test \
              tests/eval/gpu_stages/eval_gpu_stages_test tests/eval/gpu_stages/candidates/*.so \
              tests/eval/worker/eval_worker_test tests/eval/worker/fake_ptxbench_worker})
   # The sources the build was configured from (the /opt/ptxb/root snapshot), not the work tree.

@@ -1,6 +1,6 @@
 // ptxbench-worker: the process that runs candidate kernels on the GPU, one mode per
-// invocation (eval/worker/gpu/worker_modes.hpp). The job comes as JSON on stdin (or --job FILE); the
-// answer is one reply line on stdout. Untrusted modes (candidate, time, probe) run code from a
+// invocation (eval/worker/gpu/worker_modes.hpp). The job comes as JSON on stdin (or --job FILE);
+// the answer is one reply line on stdout. Untrusted modes (candidate, time, probe) run code from a
 // model: the parent gives each a deadline and its own process group.
 #include <CLI/CLI.hpp>
 

@@ -2,7 +2,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
 
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/process.hpp"
@@ -68,22 +73,111 @@ TEST(CliEval, SeveralFilesSummaryAndArtifacts) {
   EXPECT_TRUE(std::filesystem::exists(artifacts.path() / "001-syntax_error.cu" / "candidate.cu"));
 }
 
-// Several tasks (a comma list and a glob, repeated --task): every (task, file) pair, a JSON
-// array in the order the tasks were named (a glob's matches in suite order), each task once.
-TEST(CliEval, SeveralTasksGiveOneEvaluationPerTaskAndFile) {
-  auto r = ptxbench({"eval", candidate("syntax_error.cu"), "--task",
-                     "gemm_n7168_k5120,gemm_n5120_k5120", "--task", "gemm_n512*", "--arch",
-                     "hopper", "--no-gpu", "--json", "--time-workloads", "M8192,M8828"});
-  EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
-  auto json = nlohmann::json::parse(r.stdout_text);
-  ASSERT_TRUE(json.is_array());
-  std::vector<std::string> tasks;
-  for (const auto& e : json) {
-    tasks.push_back(e.at("task"));
-    EXPECT_EQ(e.at("verdict"), "COMPILE_ERROR");
+std::vector<nlohmann::json> json_lines(const std::string& text) {
+  std::vector<nlohmann::json> records;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) records.push_back(nlohmann::json::parse(line));
   }
-  EXPECT_EQ(tasks, (std::vector<std::string>{"gemm_n7168_k5120", "gemm_n5120_k5120",
-                                             "gemm_n5120_k2048", "gemm_n5120_k17408"}));
+  return records;
+}
+
+// Several tasks (a comma list and a glob, repeated --task): every (task, file) pair, one JSON
+// record per line as each verdict is known (on stdout and in --out), each task once.
+TEST(CliEval, SeveralTasksGiveOneEvaluationPerTaskAndFile) {
+  util::TempDir dir;
+  const auto out = dir.path() / "verdicts.jsonl";
+  auto r =
+      ptxbench({"eval", candidate("syntax_error.cu"), "--task", "gemm_n7168_k5120,gemm_n5120_k5120",
+                "--task", "gemm_n512*", "--arch", "hopper", "--no-gpu", "--json",
+                "--time-workloads", "M8192,M8828", "--out", out.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
+  EXPECT_THAT(r.stderr_text, HasSubstr("4 of 4 judged"));
+  for (const auto& records : {json_lines(r.stdout_text), json_lines(*util::read_file(out))}) {
+    std::vector<std::string> tasks;
+    for (const auto& e : records) {
+      tasks.push_back(e.at("task"));
+      EXPECT_EQ(e.at("verdict"), "COMPILE_ERROR");
+    }
+    std::sort(tasks.begin(), tasks.end());
+    EXPECT_EQ(tasks, (std::vector<std::string>{"gemm_n5120_k17408", "gemm_n5120_k2048",
+                                               "gemm_n5120_k5120", "gemm_n7168_k5120"}));
+  }
+}
+
+// True while `pid` names a live process (a zombie counts as ended).
+bool alive(pid_t pid) {
+  auto stat = util::read_file("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return false;
+  const auto close = stat->rfind(')');
+  return close != std::string::npos && close + 2 < stat->size() && (*stat)[close + 2] != 'Z';
+}
+
+// A folder with a stand-in `nvcc` that answers --version and otherwise runs `body`.
+std::filesystem::path fake_nvcc(const std::filesystem::path& dir, const std::string& body) {
+  const auto bin = dir / "bin";
+  std::filesystem::create_directories(bin);
+  util::write_file_atomic(bin / "nvcc",
+                          "#!/bin/sh\n"
+                          "if [ \"$1\" = --version ]; then echo 'release 13.0'; exit 0; fi\n" +
+                              body);
+  std::filesystem::permissions(bin / "nvcc", std::filesystem::perms::owner_all);
+  return bin;
+}
+
+// --compile-timeout bounds nvcc (it was parsed and ignored).
+TEST(CliEval, CompileTimeoutStopsASlowNvcc) {
+  util::TempDir dir;
+  const auto bin = fake_nvcc(dir.path(), "sleep 30\n");
+  util::write_file_atomic(dir.path() / "k.cu", "int x;\n");
+  util::SystemProcessRunner runner;
+  auto r = runner.run({.argv = {PTXBENCH_CLI_PATH, "eval", (dir.path() / "k.cu").string(), "--task",
+                                "gemm_n7168_k5120", "--arch", "hopper", "--no-gpu", "--json",
+                                "--compile-timeout", "1"},
+                       .timeout = std::chrono::seconds(25),
+                       .env = {{"PATH", bin.string() + ":/usr/bin:/bin"}}});
+  EXPECT_EQ(r.exit_code, 1) << r.describe_end() << r.stderr_text;
+  EXPECT_LT(r.wall, std::chrono::seconds(15));
+  auto records = json_lines(r.stdout_text);
+  ASSERT_EQ(records.size(), 1u) << r.stdout_text;
+  EXPECT_EQ(records[0].at("verdict"), "COMPILE_ERROR");
+  EXPECT_THAT(records[0].at("message").get<std::string>(), HasSubstr("timed out after 1 s"));
+}
+
+// SIGTERM while nvcc (here a stand-in that starts a child of its own and sleeps) is running:
+// ptxbench ends the whole group, removes its temporary folder and exits 128 + 15.
+TEST(CliEval, SigtermEndsEveryChildAndRemovesTemporaryFolders) {
+  util::TempDir dir;
+  const auto tmp = dir.path() / "tmp";
+  std::filesystem::create_directories(tmp);
+  const auto pids = dir.path() / "pids";
+  const auto bin =
+      fake_nvcc(dir.path(), "sleep 300 &\necho $PPID $$ $! > " + pids.string() + ".part\nmv " +
+                                pids.string() + ".part " + pids.string() + "\nwait\n");
+  util::write_file_atomic(dir.path() / "k.cu", "int x;\n");
+  util::ProcessResult result;
+  std::thread evaluating([&] {
+    util::SystemProcessRunner runner;
+    result =
+        runner.run({.argv = {PTXBENCH_CLI_PATH, "eval", (dir.path() / "k.cu").string(), "--task",
+                             "gemm_n7168_k5120", "--arch", "hopper", "--no-gpu"},
+                    .timeout = std::chrono::seconds(60),
+                    .env = {{"PATH", bin.string() + ":/usr/bin:/bin"}, {"TMPDIR", tmp.string()}}});
+  });
+  for (int i = 0; i < 300 && !std::filesystem::exists(pids); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  pid_t ptxbench_pid = 0, nvcc_pid = 0, sleep_pid = 0;
+  if (auto text = util::read_file(pids)) {
+    std::istringstream(*text) >> ptxbench_pid >> nvcc_pid >> sleep_pid;
+  }
+  if (ptxbench_pid > 0) ::kill(ptxbench_pid, SIGTERM);
+  evaluating.join();
+  ASSERT_GT(sleep_pid, 0) << "the stand-in nvcc never ran: " << result.stderr_text;
+  EXPECT_EQ(result.exit_code, 128 + SIGTERM) << result.describe_end() << result.stderr_text;
+  EXPECT_LT(result.wall, std::chrono::seconds(20));
+  EXPECT_FALSE(alive(nvcc_pid));
+  EXPECT_FALSE(alive(sleep_pid));
+  EXPECT_TRUE(std::filesystem::is_empty(tmp)) << "a temporary folder was left behind";
 }
 
 TEST(CliEval, TaskGlobsAndTimedWorkloadsThatMatchNothingAreUsageErrors) {

@@ -15,7 +15,7 @@ namespace {
 TEST(Controls, HeadersNameKnownTasksAndVerdicts) {
   auto controls = load_controls();
   ASSERT_TRUE(controls.has_value()) << controls.error().message;
-  ASSERT_GE(controls->size(), 14u);
+  ASSERT_GE(controls->size(), 16u);
   auto suite = task::load_suite(task::default_tasks_dir());
   ASSERT_TRUE(suite.has_value()) << suite.error().message;
   std::set<std::string> names;
@@ -33,7 +33,7 @@ TEST(Controls, HeadersNameKnownTasksAndVerdicts) {
        {"cublas_dlopen", "cublas_dlsym_default", "cublas_symbol_walk", "cached_output",
         "partial_output", "inputs_modified", "private_stream", "deferred_work",
         "wgmma_untaken_branch", "single_wgmma_beside_ffma", "reads_reference", "oob_write",
-        "oob_read", "shared_race"}) {
+        "oob_read", "shared_race", "wrong_after_calls", "l2_persisting"}) {
     EXPECT_TRUE(names.count(required)) << "missing control " << required;
   }
 }

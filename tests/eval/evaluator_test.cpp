@@ -5,9 +5,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "elf_builder.hpp"
@@ -38,6 +40,8 @@ class FakeToolchain final : public util::ProcessRunner {
   std::atomic<int> compiles{0};
   std::atomic<int> running{0};
   std::atomic<int> most_running{0};
+  std::optional<std::uint64_t> nvcc_memory_limit;  // of the last compile
+  std::chrono::milliseconds nvcc_timeout{0};
 
   util::ProcessResult run(const util::ProcessSpec& spec) override {
     const auto tool = std::filesystem::path(spec.argv.front()).filename().string();
@@ -60,6 +64,8 @@ class FakeToolchain final : public util::ProcessRunner {
 
   util::ProcessResult compile(const util::ProcessSpec& spec) {
     ++compiles;
+    nvcc_memory_limit = spec.address_space_limit_bytes;
+    nvcc_timeout = spec.timeout;
     const int now = ++running;
     int seen = most_running.load();
     while (now > seen && !most_running.compare_exchange_weak(seen, now)) {
@@ -92,6 +98,11 @@ class FakeGpu final : public GpuStages {
   std::vector<std::string> seen_tasks;  // in the order the GPU stages ran
 
   int availability_checks = 0;
+  std::chrono::milliseconds run_time{0};
+  const FakeToolchain* tools = nullptr;       // when set: compiles running during each run
+  std::vector<int> compiles_running_seen;     // per run, sampled while it runs
+  std::shared_ptr<std::atomic<int>> running;  // shared by the slots of one evaluator
+  std::shared_ptr<std::atomic<int>> most_running;
 
   bool available(arch::Arch, std::string& why) override {
     ++availability_checks;
@@ -101,6 +112,20 @@ class FakeGpu final : public GpuStages {
   void run(const task::Task& task, const CompiledCandidate& candidate, Evaluation& e) override {
     ++runs;
     seen_tasks.push_back(task.name);
+    if (running) {
+      const int now = ++*running;
+      int seen = most_running->load();
+      while (now > seen && !most_running->compare_exchange_weak(seen, now)) {
+      }
+    }
+    int compiles_running = 0;
+    for (auto waited = std::chrono::milliseconds(0); waited < run_time;
+         waited += std::chrono::milliseconds(10)) {
+      if (tools) compiles_running = std::max(compiles_running, tools->running.load());
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    compiles_running_seen.push_back(compiles_running);
+    if (running) --*running;
     if (throw_in_run) throw std::runtime_error("worker protocol broke");
     seen_object = candidate.shared_object;
     seen_kernels = candidate.sass.kernels.size();
@@ -312,8 +337,11 @@ TEST_F(EvaluatorTest, PairsOfSeveralTasksCompileInParallelThenRunOneAfterAnother
     EXPECT_EQ(results[i].source_name, pairs[i].input.source_name);
     EXPECT_EQ(results[i].verdict, Verdict::kPassed) << results[i].message;
   }
-  EXPECT_EQ(gpu->seen_tasks, (std::vector<std::string>{"gemm_n7168_k5120", "gemm_n7168_k5120",
-                                                       "gemm_n5120_k5120", "gemm_n5120_k5120"}));
+  // The GPU stages take candidates in the order their compiles finish.
+  auto seen = gpu->seen_tasks;
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(seen, (std::vector<std::string>{"gemm_n5120_k5120", "gemm_n5120_k5120",
+                                            "gemm_n7168_k5120", "gemm_n7168_k5120"}));
   EXPECT_EQ(gpu->availability_checks, 1);
   EXPECT_EQ(tools_->compiles, 4);
   EXPECT_GE(tools_->most_running, 2);
@@ -327,6 +355,79 @@ TEST_F(EvaluatorTest, ArtifactsStayInTheGivenWorkDir) {
   }
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "000-reply.md" / "candidate.cu"));
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "000-reply.md" / "candidate.so"));
+}
+
+std::vector<CandidateInput> numbered_replies(int count) {
+  std::vector<CandidateInput> inputs;
+  for (int i = 0; i < count; ++i) {
+    inputs.push_back({.text = "```\nint v" + std::to_string(i) + ";\n```",
+                      .source_name = "r" + std::to_string(i) + ".md"});
+  }
+  return inputs;
+}
+
+// With one compile thread, candidate 0 is on the GPU while candidate 1 compiles, and its verdict
+// reaches the sink before the last compile has even started.
+TEST_F(EvaluatorTest, VerdictsStreamToTheSinkWhileLaterCandidatesCompile) {
+  tools_->compile_time = std::chrono::milliseconds(300);
+  auto gpu = std::make_shared<FakeGpu>();
+  gpu->run_time = std::chrono::milliseconds(200);
+  gpu->tools = tools_.get();
+  const auto inputs = numbered_replies(3);
+  std::vector<std::size_t> indices;
+  std::vector<int> compiles_started_at_verdict;
+  Evaluator evaluator({.jobs = 1}, tools_, gpu);
+  auto results = evaluator.evaluate_many(
+      task_, arch::Arch::kHopper, inputs, [&](std::size_t index, const Evaluation& e) {
+        indices.push_back(index);
+        compiles_started_at_verdict.push_back(tools_->compiles.load());
+        EXPECT_EQ(e.source_name, inputs[index].source_name);
+        EXPECT_EQ(e.verdict, Verdict::kPassed);
+        EXPECT_FALSE(e.created_at.empty());
+      });
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(indices, (std::vector<std::size_t>{0, 1, 2}));
+  ASSERT_EQ(compiles_started_at_verdict.size(), 3u);
+  EXPECT_LT(compiles_started_at_verdict.front(), 3);
+  ASSERT_EQ(gpu->compiles_running_seen.size(), 3u);
+  EXPECT_EQ(gpu->compiles_running_seen.front(), 1) << "no compile overlapped the GPU stages";
+}
+
+TEST_F(EvaluatorTest, SeveralGpuSlotsJudgeCandidatesAtTheSameTime) {
+  auto running = std::make_shared<std::atomic<int>>(0);
+  auto most = std::make_shared<std::atomic<int>>(0);
+  std::vector<std::shared_ptr<GpuStages>> slots;
+  std::vector<std::shared_ptr<FakeGpu>> fakes;
+  for (int i = 0; i < 2; ++i) {
+    auto fake = std::make_shared<FakeGpu>();
+    fake->run_time = std::chrono::milliseconds(300);
+    fake->running = running;
+    fake->most_running = most;
+    fakes.push_back(fake);
+    slots.push_back(fake);
+  }
+  slots.push_back(nullptr);  // dropped
+  Evaluator evaluator({.jobs = 4}, tools_, slots);
+  auto results = evaluator.evaluate_many(task_, arch::Arch::kHopper, numbered_replies(4));
+  for (const auto& e : results) EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  EXPECT_EQ(fakes[0]->runs + fakes[1]->runs, 4);
+  EXPECT_EQ(most->load(), 2);
+}
+
+// The compile's limits travel in its ProcessSpec, where a sandboxing runner can carry them.
+TEST_F(EvaluatorTest, CompilesRunUnderTheTimeoutAndAMemoryLimit) {
+  Evaluator evaluator({.compile_timeout = std::chrono::seconds(7)}, tools_, nullptr);
+  evaluator.evaluate(task_, arch::Arch::kHopper, reply("int x;"));
+  EXPECT_EQ(tools_->nvcc_timeout, std::chrono::seconds(7));
+  EXPECT_EQ(tools_->nvcc_memory_limit, std::uint64_t{16} << 30);
+}
+
+TEST_F(EvaluatorTest, AFailingSinkEndsTheCallWithItsException) {
+  Evaluator evaluator({.jobs = 2}, tools_, std::make_shared<FakeGpu>());
+  EXPECT_THROW(evaluator.evaluate_many(
+                   task_, arch::Arch::kHopper, numbered_replies(3),
+                   [](std::size_t, const Evaluation&) { throw std::runtime_error("disk full"); }),
+               std::runtime_error);
 }
 
 }  // namespace

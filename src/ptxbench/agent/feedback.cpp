@@ -71,6 +71,18 @@ void render_kernels(const Evaluation& evaluation, std::string& out) {
       out += fmt::format(", spills: {} B stored, {} B loaded", kernel.spill_store_bytes,
                          kernel.spill_load_bytes);
     }
+    if (const auto& l = kernel.launched) {
+      out += fmt::format(
+          "; as launched: {} registers, {} B dynamic shared memory, grid {}x{}x{}, block {}x{}x{}",
+          l->registers_per_thread, l->dynamic_shared_bytes, l->grid[0], l->grid[1], l->grid[2],
+          l->block[0], l->block[1], l->block[2]);
+    }
+    for (const auto& [family, count] : kernel.executed_families) {
+      out += fmt::format("; executed {} x{}", family, count);
+      if (auto share = kernel.executed_flop_share.find(family);
+          share != kernel.executed_flop_share.end())
+        out += fmt::format(" ({:.1f}% of the task's FLOPs)", share->second * 100);
+    }
     out += "\n";
   }
 }
@@ -133,6 +145,10 @@ void render_workloads(const Evaluation& evaluation, std::string& out) {
         out += fmt::format(", baseline {:.4f} ms", workload.baseline->median_ms);
       if (workload.speedup) out += fmt::format(", speedup {:.2f}x", *workload.speedup);
       if (workload.tflops) out += fmt::format(", {:.1f} TFLOP/s", *workload.tflops);
+      if (const auto& sol = workload.speed_of_light) {
+        out += fmt::format(", {:.0f}% of the speed of light ({:.4f} ms bound)", sol->fraction * 100,
+                           sol->bound_ms);
+      }
     }
     out += "\n";
     render_output_checks(workload, out);
@@ -153,6 +169,18 @@ void render_not_run(const Evaluation& evaluation, std::string& out) {
   out +=
       "Whether the kernel is correct, which instructions execute and how fast it is are "
       "unknown; only compilation and the static SASS check are evidence.\n";
+}
+
+void render_not_checked(const Evaluation& evaluation, std::string& out) {
+  std::string lines;
+  for (const auto& stage : evaluation.stages) {
+    if (stage.status != StageStatus::kNotChecked) continue;
+    lines += fmt::format("- {}: {}\n", eval::to_string(stage.stage),
+                         stage.message.substr(0, stage.message.find('\n')));
+  }
+  if (lines.empty()) return;
+  out += "\n### Not checked\n\nThese checks did not finish, so they neither passed nor failed:\n" +
+         lines;
 }
 
 std::string requested_missing(const Evaluation& evaluation) {
@@ -246,6 +274,7 @@ std::string render_feedback(const Evaluation& evaluation, const FeedbackOptions&
   render_families(evaluation, out);
   render_workloads(evaluation, out);
   render_not_run(evaluation, out);
+  render_not_checked(evaluation, out);
   out += "\n### Next step\n\n" + next_step(evaluation, options);
   int left = options.max_turns - options.turn;
   if (left > 0) {

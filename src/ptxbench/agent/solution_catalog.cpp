@@ -81,7 +81,7 @@ std::filesystem::path default_solutions_dir() {
   if (const char* home = std::getenv("PTXBENCH_HOME"); home != nullptr && *home != '\0') {
     return std::filesystem::path(home) / "solutions";
   }
-  return std::filesystem::path(config::kSourceDir) / "solutions";
+  return config::source_path("solutions");
 }
 
 }  // namespace ptxbench::agent

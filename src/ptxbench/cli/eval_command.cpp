@@ -1,13 +1,18 @@
-// `ptxbench eval FILE... --task NAME|GLOB[,...] --arch hopper|blackwell [--json] [--jobs N]
-//  [--keep-artifacts DIR] [--compile-timeout S] [--no-gpu] [--time-workloads SPEC]`: every
-// (task, file) pair through the staged pipeline, compiled in parallel, GPU stages one after
-// another. Markdown replies (.md, .markdown, .txt) give their last fenced code block; sources
-// (.cu, .cuh, .cpp) are taken whole. Exit 0 when every verdict is PASSED or NOT_RUN, 1 when any
-// candidate failed a stage, 3 when ptxbench itself failed.
+// `ptxbench eval FILE... --task NAME|GLOB[,...] --arch hopper|blackwell [--json] [--out FILE]
+//  [--jobs N] [--keep-artifacts DIR] [--compile-timeout S] [--no-gpu] [--time-workloads SPEC]`:
+// every (task, file) pair through the staged pipeline; later candidates compile while earlier
+// ones are on the GPU, and each verdict is printed as soon as it is known (a line per verdict,
+// or with --json one JSON record per line; --out FILE receives the JSON Lines too, record by
+// record), with progress on stderr and the summary table at the end. Markdown replies (.md,
+// .markdown, .txt) give their last fenced code block; sources (.cu, .cuh, .cpp) are taken whole.
+// Exit 0 when every verdict is PASSED or NOT_RUN, 1 when any candidate failed a stage, 3 when
+// ptxbench itself failed, 128 + signal when stopped by SIGTERM / SIGINT.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -18,6 +23,7 @@
 #include "ptxbench/eval/summary.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
+#include "ptxbench/util/termination.hpp"
 
 namespace ptxbench::cli {
 namespace {
@@ -28,6 +34,7 @@ struct EvalOptions {
   std::string time_workloads = "headline";
   std::string arch;
   bool json = false;
+  std::string out_file;  // JSON Lines, one record per verdict
   int jobs = 0;
   std::string keep_artifacts;
   std::string tasks_dir;
@@ -105,19 +112,45 @@ int run_eval(const EvalOptions& options) {
     for (const auto& input : *inputs) pairs.push_back({.task = task, .input = input});
   }
 
+  std::ofstream out_stream;
+  if (!options.out_file.empty()) {
+    out_stream.open(options.out_file, std::ios::trunc);
+    if (!out_stream) {
+      fmt::print(stderr, "ptxbench eval: --out {}: cannot write\n", options.out_file);
+      return kExitUsage;
+    }
+  }
+
   auto runner = std::make_shared<util::SystemProcessRunner>();
   auto gpu = options.no_gpu ? nullptr : eval::make_default_gpu_stages(runner, *timed);
   eval::Evaluator evaluator(
-      {.work_dir = options.keep_artifacts, .jobs = options.jobs, .run_gpu_stages = !options.no_gpu},
+      {.work_dir = options.keep_artifacts,
+       .compile_timeout = std::chrono::seconds(options.compile_timeout_seconds),
+       .jobs = options.jobs,
+       .run_gpu_stages = !options.no_gpu},
       runner, gpu);
-  const auto evaluations = evaluator.evaluate_pairs(*arch, pairs);
+  std::size_t done = 0;
+  auto print_verdict = [&](std::size_t, const eval::Evaluation& e) {
+    ++done;
+    const std::string line = eval::to_json(e).dump();
+    if (out_stream.is_open()) out_stream << line << '\n' << std::flush;
+    if (options.json) {
+      fmt::print("{}\n", line);
+    } else {
+      fmt::print("{}\n", eval::render_verdict_line(e));
+    }
+    std::fflush(stdout);
+    fmt::print(stderr, "ptxbench eval: {} of {} judged ({} {}: {}, {:.1f} s)\n", done, pairs.size(),
+               e.source_name, e.task, eval::to_string(e.verdict), e.wall_seconds);
+  };
+  const auto evaluations = evaluator.evaluate_pairs(*arch, pairs, print_verdict);
+  if (const int stopped_by = util::stop_signal(); stopped_by != 0) {
+    fmt::print(stderr, "ptxbench eval: stopped after {} of {} verdicts\n", done, pairs.size());
+    return 128 + stopped_by;
+  }
 
-  if (options.json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& e : evaluations) out.push_back(eval::to_json(e));
-    fmt::print("{}\n", (evaluations.size() == 1 ? out.front() : out).dump(2));
-  } else {
-    fmt::print("{}", eval::render_summary(evaluations));
+  if (!options.json) {
+    fmt::print("\n{}", eval::render_summary(evaluations));
     if (!options.keep_artifacts.empty())
       fmt::print("\nartifacts kept in {}\n", options.keep_artifacts);
   }
@@ -138,7 +171,9 @@ void add_eval_command(CLI::App& app, CommandContext& context) {
       ->allow_extra_args(false);
   sub->add_option("--arch", options->arch, "hopper (sm_90a) or blackwell (sm_100a)")->required();
   sub->add_flag("--json", options->json,
-                "Print the evaluation record(s) as JSON (an array for several evaluations)");
+                "Print each evaluation record as one line of JSON (JSON Lines) as it is known");
+  sub->add_option("--out", options->out_file,
+                  "Also write the records to this file as JSON Lines, one line per verdict");
   sub->add_option("--jobs", options->jobs, "Parallel compiles (default: all cores)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--keep-artifacts", options->keep_artifacts,

@@ -31,8 +31,8 @@ std::string nvcc_version(util::ProcessRunner& runner, const std::filesystem::pat
 
 std::vector<std::string> nvcc_command(const std::filesystem::path& nvcc, arch::Arch arch,
                                       std::string_view source, std::string_view output) {
-  const std::string tvm_include(config::kTvmFfiIncludeDir);
-  const std::string tvm_lib(config::kTvmFfiLibraryDir);
+  const std::string tvm_include = config::relocated(config::kTvmFfiIncludeDir).string();
+  const std::string tvm_lib = config::relocated(config::kTvmFfiLibraryDir).string();
   return {
       nvcc.string(),
       "-std=c++17",
@@ -66,7 +66,10 @@ CompileOutput compile_candidate(util::ProcessRunner& runner, const CompileOption
   std::filesystem::create_directories(work_dir);
   util::write_file_atomic(work_dir / kSourceFileName, code);
   out.command = nvcc_command(options.nvcc, arch, kSourceFileName, kObjectFileName);
-  util::ProcessSpec spec{.argv = out.command, .timeout = options.timeout, .working_dir = work_dir};
+  util::ProcessSpec spec{.argv = out.command,
+                         .timeout = options.timeout,
+                         .working_dir = work_dir,
+                         .address_space_limit_bytes = options.memory_limit_bytes};
   spec.output_cap_bytes = 4u << 20;
   std::error_code ignored;
   std::filesystem::remove(work_dir / kObjectFileName, ignored);  // never inspect a stale object

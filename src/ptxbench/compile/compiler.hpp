@@ -2,7 +2,9 @@
 // that is inspected and run (never rebuilt). docs/result-schema.md lists the flags.
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,8 @@ struct CompileOptions {
   std::filesystem::path nvcc;  // from find_nvcc()
   std::chrono::seconds timeout{180};
   std::size_t log_cap_bytes = 64u << 10;  // of the log kept in the record
+  // RLIMIT_AS of nvcc and the tools it starts (a ProcessSpec field, so a runner may carry it).
+  std::optional<std::uint64_t> memory_limit_bytes;
 };
 
 struct CompileOutput {

@@ -35,11 +35,12 @@ constexpr std::array<std::pair<Stage, std::string_view>, 8> kStages{{
     {Stage::kTiming, "timing"},
 }};
 
-constexpr std::array<std::pair<StageStatus, std::string_view>, 4> kStageStatuses{{
+constexpr std::array<std::pair<StageStatus, std::string_view>, 5> kStageStatuses{{
     {StageStatus::kPassed, "passed"},
     {StageStatus::kFailed, "failed"},
     {StageStatus::kSkipped, "skipped"},
     {StageStatus::kNotRun, "not_run"},
+    {StageStatus::kNotChecked, "not_checked"},
 }};
 
 constexpr std::array<std::pair<Verdict, std::string_view>, 13> kVerdicts{{

@@ -2,6 +2,7 @@
 // compiler's resources, per-kernel instruction-family evidence, and per-workload correctness and
 // timing. Serialised as versioned JSON (evaluation_json.hpp); docs/result-schema.md describes it.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -23,6 +24,9 @@ enum class StageStatus {
   kFailed,
   kSkipped,  // not reached: an earlier stage failed
   kNotRun,   // could not run here (no GPU of the arch): never reported as passed
+  // Ran, but a check did not finish (a sanitizer tool timed out or could not run): neither
+  // passed nor failed; the chain goes on and the record, summary and feedback say "not checked".
+  kNotChecked,
 };
 
 // The one overall status. Error-taxonomy order: earlier entries are earlier failures.
@@ -64,6 +68,18 @@ struct CompileInfo {
   bool log_truncated = false;
 };
 
+// How a kernel was launched, from the CUPTI activity record of its timed launches (the last one
+// seen): what ptxas cannot know (dynamic shared memory, the launch shape, setmaxnreg's effect).
+struct LaunchResources {
+  std::int64_t launches = 0;  // timed launches seen
+  int registers_per_thread = 0;
+  int static_shared_bytes = 0;
+  int dynamic_shared_bytes = 0;
+  std::array<int, 3> grid{0, 0, 0};
+  std::array<int, 3> block{0, 0, 0};
+  std::array<int, 3> cluster{0, 0, 0};  // 0s: no cluster
+};
+
 // One kernel (a __global__ function) of the candidate's cubin.
 struct KernelReport {
   std::string name;          // mangled, as in the cubin
@@ -77,6 +93,9 @@ struct KernelReport {
   // What measured executed_families: "probe" (CUPTI SASS metrics in the worker) or "ncu"
   // (Nsight Compute, for kernels the probe cannot see); empty when nothing measured the kernel.
   std::string executed_by;
+  // Per tensor-core family executed: the share of the task's FLOPs this kernel's executions do.
+  std::map<std::string, double> executed_flop_share;
+  std::optional<LaunchResources> launched;  // nullopt: not timed, or no activity record
 };
 
 // Evidence for one instruction family across the candidate's kernels.
@@ -114,6 +133,21 @@ struct TimingStats {
   bool converged = false;           // stopped on noise, not on the time limit
 };
 
+// The analytic bound of a workload on the GPU that timed it (as SOL-ExecBench reports it): the
+// task's FLOPs at the dense BF16 tensor-core peak at the measured SM clock, its bytes (inputs
+// read once, outputs written once) at the HBM bandwidth; the bound is the larger time.
+struct SpeedOfLight {
+  double flops = 0;
+  double bytes = 0;
+  double peak_tflops = 0;        // dense BF16 at sm_clock_mhz
+  double hbm_gbytes_per_s = 0;   // GB/s = 1e9 bytes/s
+  double sm_clock_mhz = 0;
+  double compute_bound_ms = 0;
+  double memory_bound_ms = 0;
+  double bound_ms = 0;           // max of the two
+  double fraction = 0;           // bound_ms / candidate median: 1 = at the speed of light
+};
+
 struct WorkloadResult {
   std::string workload;
   bool headline = false;
@@ -125,6 +159,7 @@ struct WorkloadResult {
   std::optional<TimingStats> baseline;
   std::optional<double> speedup;    // baseline median / candidate median
   std::optional<double> tflops;     // task FLOPs / candidate median
+  std::optional<SpeedOfLight> speed_of_light;  // set with the candidate's timing
 };
 
 struct Evaluation {

@@ -51,6 +51,52 @@ TimingStats timing_from_json(const json& j) {
   return t;
 }
 
+json launch_to_json(const LaunchResources& l) {
+  return {{"launches", l.launches},
+          {"registers_per_thread", l.registers_per_thread},
+          {"static_shared_bytes", l.static_shared_bytes},
+          {"dynamic_shared_bytes", l.dynamic_shared_bytes},
+          {"grid", l.grid},
+          {"block", l.block},
+          {"cluster", l.cluster}};
+}
+
+LaunchResources launch_from_json(const json& j) {
+  LaunchResources l;
+  l.launches = get_or<std::int64_t>(j, "launches", 0);
+  l.registers_per_thread = get_or(j, "registers_per_thread", 0);
+  l.static_shared_bytes = get_or(j, "static_shared_bytes", 0);
+  l.dynamic_shared_bytes = get_or(j, "dynamic_shared_bytes", 0);
+  l.grid = get_or(j, "grid", l.grid);
+  l.block = get_or(j, "block", l.block);
+  l.cluster = get_or(j, "cluster", l.cluster);
+  return l;
+}
+
+json speed_of_light_to_json(const SpeedOfLight& s) {
+  return {{"flops", s.flops},
+          {"bytes", s.bytes},
+          {"peak_tflops", s.peak_tflops},
+          {"hbm_gbytes_per_s", s.hbm_gbytes_per_s},
+          {"sm_clock_mhz", s.sm_clock_mhz},
+          {"compute_bound_ms", s.compute_bound_ms},
+          {"memory_bound_ms", s.memory_bound_ms},
+          {"bound_ms", s.bound_ms},
+          {"fraction", s.fraction}};
+}
+
+SpeedOfLight speed_of_light_from_json(const json& j) {
+  return SpeedOfLight{.flops = get_or(j, "flops", 0.0),
+                      .bytes = get_or(j, "bytes", 0.0),
+                      .peak_tflops = get_or(j, "peak_tflops", 0.0),
+                      .hbm_gbytes_per_s = get_or(j, "hbm_gbytes_per_s", 0.0),
+                      .sm_clock_mhz = get_or(j, "sm_clock_mhz", 0.0),
+                      .compute_bound_ms = get_or(j, "compute_bound_ms", 0.0),
+                      .memory_bound_ms = get_or(j, "memory_bound_ms", 0.0),
+                      .bound_ms = get_or(j, "bound_ms", 0.0),
+                      .fraction = get_or(j, "fraction", 0.0)};
+}
+
 template <class E>
 E parse_enum(const json& j, const char* key, std::optional<E> (*parse)(std::string_view)) {
   auto text = j.at(key).get<std::string>();
@@ -93,7 +139,10 @@ json to_json(const Evaluation& e) {
                             {"spill_load_bytes", k.spill_load_bytes},
                             {"static_families", k.static_families},
                             {"executed_families", k.executed_families}});
-    if (!k.executed_by.empty()) j["kernels"].back()["executed_by"] = k.executed_by;
+    auto& kj = j["kernels"].back();
+    if (!k.executed_by.empty()) kj["executed_by"] = k.executed_by;
+    if (!k.executed_flop_share.empty()) kj["executed_flop_share"] = k.executed_flop_share;
+    kj["launched"] = k.launched ? launch_to_json(*k.launched) : json(nullptr);
   }
   j["families"] = json::array();
   for (const auto& f : e.families) {
@@ -127,6 +176,8 @@ json to_json(const Evaluation& e) {
     wj["baseline"] = w.baseline ? timing_to_json(*w.baseline) : json(nullptr);
     put_optional(wj, "speedup", w.speedup);
     put_optional(wj, "tflops", w.tflops);
+    wj["speed_of_light"] =
+        w.speed_of_light ? speed_of_light_to_json(*w.speed_of_light) : json(nullptr);
     j["workloads"].push_back(wj);
   }
   j["toolchain"] = e.toolchain;
@@ -174,6 +225,9 @@ util::Expected<Evaluation> evaluation_from_json(const json& j) {
       r.static_families = k.value("static_families", std::map<std::string, std::int64_t>{});
       r.executed_families = k.value("executed_families", std::map<std::string, std::int64_t>{});
       r.executed_by = get_or<std::string>(k, "executed_by", "");
+      r.executed_flop_share = k.value("executed_flop_share", std::map<std::string, double>{});
+      if (auto l = k.find("launched"); l != k.end() && l->is_object())
+        r.launched = launch_from_json(*l);
       e.kernels.push_back(std::move(r));
     }
     for (const auto& f : j.value("families", json::array())) {
@@ -206,6 +260,8 @@ util::Expected<Evaluation> evaluation_from_json(const json& j) {
       if (auto b = w.find("baseline"); b != w.end() && b->is_object()) r.baseline = timing_from_json(*b);
       r.speedup = get_optional<double>(w, "speedup");
       r.tflops = get_optional<double>(w, "tflops");
+      if (auto sol = w.find("speed_of_light"); sol != w.end() && sol->is_object())
+        r.speed_of_light = speed_of_light_from_json(*sol);
       e.workloads.push_back(std::move(r));
     }
     e.toolchain = j.value("toolchain", std::map<std::string, std::string>{});

@@ -1,6 +1,6 @@
-// The Evaluator: stages 1-4 of many candidates (of one task or several) in parallel on a thread
-// pool, then the GPU stages one candidate after another (they share one GPU), then the one-line
-// verdict messages.
+// The Evaluator: stages 1-4 of many candidates (of one task or several) on a pool of compile
+// threads; each compiled candidate goes to a queue that the GPU slots (one thread per GpuStages)
+// drain while later candidates still compile; every verdict goes to the sink when it is final.
 #include "ptxbench/eval/evaluator.hpp"
 
 #include <fmt/format.h>
@@ -8,7 +8,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <condition_variable>
 #include <ctime>
+#include <deque>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -16,6 +19,7 @@
 
 #include "ptxbench/eval/static/pipeline_static.hpp"
 #include "ptxbench/util/check.hpp"
+#include "ptxbench/util/child_processes.hpp"
 #include "ptxbench/util/fs.hpp"
 
 namespace ptxbench::eval {
@@ -100,23 +104,25 @@ Evaluation internal_error(const task::Task& task, arch::Arch arch, const Candida
 struct Evaluator::Impl {
   EvaluatorOptions options;
   std::shared_ptr<util::ProcessRunner> runner;
-  std::shared_ptr<GpuStages> gpu;
+  std::vector<std::shared_ptr<GpuStages>> gpu_slots;
   std::optional<util::TempDir> temp_dir;  // owns the work dir when the caller gave none
   std::filesystem::path root;
   std::atomic<int> next_candidate{0};
   std::once_flag toolchain_once;
   std::optional<StaticContext> context;
-  // Whether a GPU runs each arch's code, asked once: the answer does not change while we run.
+  // Whether each slot's GPU runs each arch's code, asked once: the answer does not change.
   std::mutex gpu_mutex;
-  std::map<arch::Arch, std::pair<bool, std::string>> gpu_availability;
+  std::map<std::pair<std::size_t, arch::Arch>, std::pair<bool, std::string>> gpu_availability;
 
-  bool gpu_available(arch::Arch arch, std::string& why) {
+  bool gpu_available(std::size_t slot, arch::Arch arch, std::string& why) {
     std::lock_guard lock(gpu_mutex);
-    auto it = gpu_availability.find(arch);
+    auto it = gpu_availability.find({slot, arch});
     if (it == gpu_availability.end()) {
       std::string reason;
-      const bool available = gpu->available(arch, reason);
-      it = gpu_availability.emplace(arch, std::pair{available, reason}).first;
+      const bool available = gpu_slots[slot]->available(arch, reason);
+      if (!available && reason.empty())
+        reason = fmt::format("no GPU that runs {} code", arch::info(arch).sm);
+      it = gpu_availability.emplace(std::pair{slot, arch}, std::pair{available, reason}).first;
     }
     why = it->second.second;
     return it->second.first;
@@ -126,10 +132,13 @@ struct Evaluator::Impl {
     std::call_once(toolchain_once, [this] {
       auto nvcc = compile::find_nvcc();
       PTXBENCH_CHECK(nvcc.has_value(), nvcc.has_value() ? "" : nvcc.error().message);
-      context.emplace(StaticContext{
-          .runner = *runner,
-          .compile = compile::CompileOptions{.nvcc = *nvcc, .timeout = options.compile_timeout},
-          .toolchain = {{"nvcc", compile::nvcc_version(*runner, *nvcc)}}});
+      compile::CompileOptions compile_options{.nvcc = *nvcc, .timeout = options.compile_timeout};
+      if (options.compile_memory_limit_bytes > 0)
+        compile_options.memory_limit_bytes = options.compile_memory_limit_bytes;
+      context.emplace(
+          StaticContext{.runner = *runner,
+                        .compile = std::move(compile_options),
+                        .toolchain = {{"nvcc", compile::nvcc_version(*runner, *nvcc)}}});
     });
     return *context;
   }
@@ -152,14 +161,18 @@ struct Evaluator::Impl {
     }
   }
 
-  void gpu_stages(const task::Task& task, StaticOutcome& outcome, bool available,
-                  const std::string& why_not) {
+  // Stages 5-8 of one statically checked candidate on GPU slot `slot`.
+  void gpu_stages(std::size_t slot, arch::Arch arch, const task::Task& task,
+                  StaticOutcome& outcome) {
     Evaluation& e = outcome.evaluation;
     if (!outcome.compiled) return;
-    if (!available) return mark_gpu_stages_not_run(e, why_not);
+    if (!options.run_gpu_stages) return mark_gpu_stages_not_run(e, "GPU stages disabled");
+    if (gpu_slots.empty()) return mark_gpu_stages_not_run(e, "this build has no GPU worker");
+    std::string why_not;
+    if (!gpu_available(slot, arch, why_not)) return mark_gpu_stages_not_run(e, why_not);
     const auto start = Clock::now();
     try {
-      gpu->run(task, *outcome.compiled, e);
+      gpu_slots[slot]->run(task, *outcome.compiled, e);
     } catch (const std::exception& ex) {
       e.verdict = Verdict::kInternalError;
       e.message = std::string("GPU stages failed inside ptxbench: ") + ex.what();
@@ -168,13 +181,67 @@ struct Evaluator::Impl {
   }
 };
 
+namespace {
+
+// The hand-over between the compile threads and the GPU slots of one evaluate_pairs call.
+class CandidateQueue {
+ public:
+  explicit CandidateQueue(int producers) : producers_left_(producers) {}
+
+  void push(std::size_t index) {
+    {
+      std::lock_guard lock(mutex_);
+      ready_.push_back(index);
+    }
+    changed_.notify_one();
+  }
+  void producer_done() {
+    {
+      std::lock_guard lock(mutex_);
+      --producers_left_;
+    }
+    changed_.notify_all();
+  }
+  // The next compiled candidate; nullopt once every producer is done and the queue is empty, or
+  // when `stop` says so (checked a few times a second).
+  template <class Stop>
+  std::optional<std::size_t> pop(const Stop& stop) {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      if (stop()) return std::nullopt;
+      if (!ready_.empty()) {
+        const std::size_t index = ready_.front();
+        ready_.pop_front();
+        return index;
+      }
+      if (producers_left_ == 0) return std::nullopt;
+      changed_.wait_for(lock, std::chrono::milliseconds(200));
+    }
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::size_t> ready_;
+  int producers_left_;
+};
+
+}  // namespace
+
 Evaluator::Evaluator(EvaluatorOptions options, std::shared_ptr<util::ProcessRunner> runner,
                      std::shared_ptr<GpuStages> gpu)
+    : Evaluator(std::move(options), std::move(runner),
+                std::vector<std::shared_ptr<GpuStages>>{std::move(gpu)}) {}
+
+Evaluator::Evaluator(EvaluatorOptions options, std::shared_ptr<util::ProcessRunner> runner,
+                     std::vector<std::shared_ptr<GpuStages>> gpu_slots)
     : impl_(std::make_unique<Impl>()) {
   PTXBENCH_CHECK(runner != nullptr, "Evaluator needs a process runner");
   impl_->options = std::move(options);
   impl_->runner = std::move(runner);
-  impl_->gpu = std::move(gpu);
+  for (auto& slot : gpu_slots) {
+    if (slot != nullptr) impl_->gpu_slots.push_back(std::move(slot));
+  }
   if (impl_->options.work_dir.empty()) {
     impl_->temp_dir.emplace("ptxbench-eval-");
     impl_->root = impl_->temp_dir->path();
@@ -192,57 +259,82 @@ Evaluation Evaluator::evaluate(const task::Task& task, arch::Arch arch,
 }
 
 std::vector<Evaluation> Evaluator::evaluate_many(const task::Task& task, arch::Arch arch,
-                                                 const std::vector<CandidateInput>& inputs) {
+                                                 const std::vector<CandidateInput>& inputs,
+                                                 const VerdictSink& sink) {
   std::vector<TaskCandidate> pairs;
   pairs.reserve(inputs.size());
   for (const auto& input : inputs) pairs.push_back({.task = &task, .input = input});
-  return evaluate_pairs(arch, pairs);
+  return evaluate_pairs(arch, pairs, sink);
 }
 
 std::vector<Evaluation> Evaluator::evaluate_pairs(arch::Arch arch,
-                                                  const std::vector<TaskCandidate>& pairs) {
+                                                  const std::vector<TaskCandidate>& pairs,
+                                                  const VerdictSink& sink) {
   for (const auto& pair : pairs) PTXBENCH_CHECK(pair.task != nullptr, "a candidate without a task");
   const std::string created_at = utc_now_iso8601();
-  std::vector<StaticOutcome> outcomes(pairs.size());
+  const std::size_t count = pairs.size();
+  std::vector<StaticOutcome> outcomes(count);
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int jobs = std::clamp(impl_->options.jobs > 0 ? impl_->options.jobs : cores, 1,
-                              static_cast<int>(std::max<std::size_t>(1, pairs.size())));
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i = next++; i < pairs.size(); i = next++) {
-      outcomes[i] = impl_->static_stages(*pairs[i].task, arch, pairs[i].input);
-    }
-  };
-  {
-    std::vector<std::jthread> pool;
-    for (int j = 1; j < jobs; ++j) pool.emplace_back(work);
-    work();
-  }  // joins the pool
+                              static_cast<int>(std::max<std::size_t>(1, count)));
+  const std::size_t slots = std::max<std::size_t>(1, impl_->gpu_slots.size());
 
-  std::string why_not;
-  bool available = false;
-  if (!impl_->options.run_gpu_stages) {
-    why_not = "GPU stages disabled";
-  } else if (impl_->gpu == nullptr) {
-    why_not = "this build has no GPU worker";
-  } else {
-    const bool any_compiled =
-        std::any_of(outcomes.begin(), outcomes.end(),
-                    [](const StaticOutcome& o) { return o.compiled.has_value(); });
-    available = any_compiled && impl_->gpu_available(arch, why_not);
-    if (!available && why_not.empty())
-      why_not = fmt::format("no GPU that runs {} code", arch::info(arch).sm);
-  }
+  std::mutex sink_mutex;
+  std::vector<bool> judged(count, false);
+  std::exception_ptr sink_error;
+  std::atomic<bool> abandon{false};  // the sink failed: stop starting new work
+  auto stopping = [&] { return abandon.load() || util::children_stopped(); };
 
-  std::vector<Evaluation> evaluations;
-  evaluations.reserve(outcomes.size());
-  for (std::size_t i = 0; i < outcomes.size(); ++i) {
-    impl_->gpu_stages(*pairs[i].task, outcomes[i], available, why_not);
+  // The verdict is final: message, timestamp, and the sink. Once ptxbench is stopping, a verdict
+  // may stem from a child we killed, so nothing more is reported.
+  auto finish = [&](std::size_t i) {
+    if (stopping()) return;
     Evaluation& e = outcomes[i].evaluation;
     e.created_at = created_at;
     fill_message(e);
     e.message = first_line(e.message);
-    evaluations.push_back(std::move(e));
+    std::lock_guard lock(sink_mutex);
+    judged[i] = true;
+    if (!sink || sink_error) return;
+    try {
+      sink(i, e);
+    } catch (...) {
+      sink_error = std::current_exception();
+      abandon = true;
+    }
+  };
+
+  CandidateQueue compiled(jobs);
+  std::atomic<std::size_t> next{0};
+  auto compile_work = [&] {
+    for (std::size_t i = next++; i < count && !stopping(); i = next++) {
+      outcomes[i] = impl_->static_stages(*pairs[i].task, arch, pairs[i].input);
+      compiled.push(i);
+    }
+    compiled.producer_done();
+  };
+  auto gpu_work = [&](std::size_t slot) {
+    while (auto i = compiled.pop(stopping)) {
+      impl_->gpu_stages(slot, arch, *pairs[*i].task, outcomes[*i]);
+      finish(*i);
+    }
+  };
+  {
+    std::vector<std::jthread> threads;
+    for (int j = 0; j < jobs; ++j) threads.emplace_back(compile_work);
+    for (std::size_t slot = 0; slot < slots; ++slot) threads.emplace_back(gpu_work, slot);
+  }  // joins every thread
+  if (sink_error) std::rethrow_exception(sink_error);
+
+  std::vector<Evaluation> evaluations;
+  evaluations.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!judged[i]) {
+      outcomes[i].evaluation = internal_error(*pairs[i].task, arch, pairs[i].input,
+                                              "stopped before this candidate was judged");
+      outcomes[i].evaluation.created_at = created_at;
+    }
+    evaluations.push_back(std::move(outcomes[i].evaluation));
   }
   return evaluations;
 }

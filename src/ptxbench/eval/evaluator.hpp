@@ -1,8 +1,12 @@
 // The whole staged evaluation of candidates: extract -> lint -> compile -> static SASS ->
-// (GPU stages where a GPU of the arch is present). Many candidates compile in parallel.
+// (GPU stages where a GPU of the arch is present). Candidates compile in parallel on the CPU
+// while the GPU stages of those already compiled run on the GPU slots; each verdict is handed
+// to the caller's sink as soon as it is known.
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,26 +34,41 @@ struct TaskCandidate {
 struct EvaluatorOptions {
   std::filesystem::path work_dir;  // build artefacts (a temp dir when empty)
   std::chrono::seconds compile_timeout{180};
+  // RLIMIT_AS of each nvcc (and the tools it starts); 0 = none.
+  std::uint64_t compile_memory_limit_bytes = std::uint64_t{16} << 30;
   int jobs = 0;                // parallel compiles; 0 = all cores
   bool run_gpu_stages = true;  // false: stop after static SASS (NOT_RUN)
 };
+
+// Called once per candidate, from any thread but never two calls at once, as soon as its
+// verdict is final: `index` is its position in the caller's list. Not called for candidates
+// left unjudged because ptxbench is stopping (util::stop_signal()).
+using VerdictSink = std::function<void(std::size_t index, const Evaluation& evaluation)>;
 
 class Evaluator {
  public:
   // `gpu` may be null: GPU stages are then reported as not run.
   Evaluator(EvaluatorOptions options, std::shared_ptr<util::ProcessRunner> runner,
             std::shared_ptr<GpuStages> gpu);
+  // One GpuStages per slot: the GPU stages of up to `gpu_slots.size()` candidates run at once,
+  // each slot judging one candidate at a time (e.g. one slot per GPU). Null entries are dropped;
+  // none left: GPU stages are reported as not run.
+  Evaluator(EvaluatorOptions options, std::shared_ptr<util::ProcessRunner> runner,
+            std::vector<std::shared_ptr<GpuStages>> gpu_slots);
   ~Evaluator();
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;
 
   Evaluation evaluate(const task::Task& task, arch::Arch arch, const CandidateInput& input);
-  // Compiles all in parallel (CPU stages), then runs the GPU stages one after another.
+  // Compiles in parallel (CPU stages) while the GPU slots judge what has compiled.
   std::vector<Evaluation> evaluate_many(const task::Task& task, arch::Arch arch,
-                                        const std::vector<CandidateInput>& inputs);
+                                        const std::vector<CandidateInput>& inputs,
+                                        const VerdictSink& sink = {});
   // The same for candidates of different tasks (a file on a whole task family): the results
-  // in the order of `pairs`.
-  std::vector<Evaluation> evaluate_pairs(arch::Arch arch, const std::vector<TaskCandidate>& pairs);
+  // in the order of `pairs`. When ptxbench is stopping, candidates not yet judged come back as
+  // INTERNAL_ERROR "stopped" (and are not passed to the sink).
+  std::vector<Evaluation> evaluate_pairs(arch::Arch arch, const std::vector<TaskCandidate>& pairs,
+                                         const VerdictSink& sink = {});
 
  private:
   struct Impl;

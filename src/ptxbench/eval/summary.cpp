@@ -26,10 +26,14 @@ std::string families_cell(const Evaluation& e) {
 
 std::string resources_cell(const Evaluation& e) {
   if (e.kernels.empty()) return "-";
+  // As launched where the timing stage saw the launch (dynamic shared memory, setmaxnreg),
+  // else ptxas' static figures.
   int registers = 0, shared = 0, spills = 0;
   for (const auto& k : e.kernels) {
-    registers = std::max(registers, k.registers);
-    shared = std::max(shared, k.shared_bytes);
+    const auto& l = k.launched;
+    registers = std::max(registers, l ? l->registers_per_thread : k.registers);
+    shared =
+        std::max(shared, l ? l->static_shared_bytes + l->dynamic_shared_bytes : k.shared_bytes);
     spills += k.spill_store_bytes + k.spill_load_bytes;
   }
   return fmt::format("{} / {} B / {} B", registers, shared, spills);
@@ -38,14 +42,30 @@ std::string resources_cell(const Evaluation& e) {
 std::string result_cell(const Evaluation& e) {
   if (auto speedup = e.headline_speedup()) {
     for (const auto& w : e.workloads) {
-      if (w.headline && w.candidate)
-        return fmt::format("{:.2f}x vs baseline ({:.3f} ms)", *speedup, w.candidate->median_ms);
+      if (!w.headline || !w.candidate) continue;
+      std::string cell =
+          fmt::format("{:.2f}x vs baseline ({:.3f} ms", *speedup, w.candidate->median_ms);
+      if (w.speed_of_light)
+        cell += fmt::format(", {:.0f}% of speed of light", w.speed_of_light->fraction * 100);
+      return cell + ")";
     }
     return fmt::format("{:.2f}x vs baseline", *speedup);
   }
   if (e.verdict == Verdict::kNotRun) return "GPU stages not run";
   if (e.correct()) return "correct, not timed";
   return "-";
+}
+
+// "sanitize: not checked: racecheck (timed out ...) did not finish" for each stage that ran but
+// did not finish its check; empty when none.
+std::string not_checked_note(const Evaluation& e) {
+  std::string note;
+  for (const auto& s : e.stages) {
+    if (s.status != StageStatus::kNotChecked) continue;
+    if (!note.empty()) note += "; ";
+    note += fmt::format("{}: {}", to_string(s.stage), s.message.substr(0, s.message.find('\n')));
+  }
+  return note;
 }
 
 std::string candidate_name(const Evaluation& e) {
@@ -111,13 +131,24 @@ std::string render_summary(const std::vector<Evaluation>& evaluations) {
                   [&](const Evaluation& e) { return e.task != evaluations.front().task; });
   bool any_reason = false;
   for (const auto& e : evaluations) {
-    if (e.verified() || e.message.empty()) continue;
+    std::string reason = e.verified() ? "" : e.message;
+    if (const auto note = not_checked_note(e); !note.empty())
+      reason += (reason.empty() ? "" : "; ") + note;
+    if (reason.empty()) continue;
     if (!any_reason) out += "\n";
     any_reason = true;
-    out += several_tasks ? fmt::format("{} on {}: {}\n", candidate_name(e), e.task, e.message)
-                         : fmt::format("{}: {}\n", candidate_name(e), e.message);
+    out += several_tasks ? fmt::format("{} on {}: {}\n", candidate_name(e), e.task, reason)
+                         : fmt::format("{}: {}\n", candidate_name(e), reason);
   }
   return out;
+}
+
+std::string render_verdict_line(const Evaluation& e) {
+  std::string line = fmt::format("{} on {} ({}): {}  {}", candidate_name(e), e.task,
+                                 arch::to_string(e.arch), to_string(e.verdict), result_cell(e));
+  if (!e.verified() && !e.message.empty()) line += "  " + e.message;
+  if (const auto note = not_checked_note(e); !note.empty()) line += "  [" + note + "]";
+  return line;
 }
 
 }  // namespace ptxbench::eval

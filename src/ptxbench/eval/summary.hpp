@@ -10,4 +10,7 @@
 
 namespace ptxbench::eval {
 std::string render_summary(const std::vector<Evaluation>& evaluations);
+
+// One line for one verdict as it comes: "FILE on TASK (ARCH): VERDICT  RESULT  [REASON]".
+std::string render_verdict_line(const Evaluation& evaluation);
 }  // namespace ptxbench::eval

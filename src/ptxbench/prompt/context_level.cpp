@@ -39,7 +39,7 @@ std::filesystem::path default_context_dir() {
   if (const char* home = std::getenv("PTXBENCH_HOME"); home != nullptr && *home != '\0') {
     return std::filesystem::path(home) / "context";
   }
-  return std::filesystem::path(config::kSourceDir) / "context";
+  return config::source_path("context");
 }
 
 std::filesystem::path document_path(const std::filesystem::path& context_dir, arch::Arch arch,

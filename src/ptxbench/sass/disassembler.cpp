@@ -15,7 +15,7 @@ namespace {
 constexpr auto kToolTimeout = std::chrono::seconds(120);
 
 util::Expected<std::filesystem::path> find_tool(const std::string& name) {
-  const auto wheel = std::filesystem::path(config::kPyDepsBinDir) / name;
+  const auto wheel = config::relocated(config::kPyDepsBinDir) / name;
   if (::access(wheel.c_str(), X_OK) == 0) return wheel;
   if (auto in_path = util::find_in_path(name)) return *in_path;
   const auto toolkit = std::filesystem::path("/usr/local/cuda/bin") / name;

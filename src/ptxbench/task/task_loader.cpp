@@ -92,7 +92,7 @@ util::Expected<std::vector<Task>> load_suite(const std::filesystem::path& dir) {
 std::filesystem::path default_tasks_dir() {
   if (const char* home = std::getenv("PTXBENCH_HOME"); home != nullptr && *home != '\0')
     return std::filesystem::path(home) / "tasks";
-  return std::filesystem::path(config::kSourceDir) / "tasks";
+  return config::source_path("tasks");
 }
 
 const Task* find_task(const std::vector<Task>& tasks, std::string_view name) {

@@ -14,6 +14,7 @@
 #include <map>
 
 #include "ptxbench/util/check.hpp"
+#include "ptxbench/util/child_processes.hpp"
 
 extern char** environ;
 
@@ -121,6 +122,10 @@ std::string ProcessResult::describe_end() const {
 ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   PTXBENCH_CHECK(!spec.argv.empty(), "empty argv");
   ProcessResult result;
+  if (children_stopped()) {
+    result.spawn_error = "ptxbench is stopping";
+    return result;
+  }
   auto exe = find_in_path(spec.argv[0]);
   if (!exe) {
     result.spawn_error = spec.argv[0] + ": not found";
@@ -161,6 +166,7 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
     ::_exit(127);
   }
   ::setpgid(pid, pid);  // also from the parent, so the group exists before any kill
+  register_child_group(pid);  // when stopping has begun this kills the group at once
   out.write.reset();
   err.write.reset();
   in.read.reset();
@@ -169,6 +175,7 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   int exec_errno = 0;
   if (::read(exec_status.read.get(), &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
     ::waitpid(pid, nullptr, 0);
+    unregister_child_group(pid);
     result.spawn_error = fmt::format("{}: {}", exe_path, std::strerror(exec_errno));
     return result;
   }
@@ -241,6 +248,7 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
     ::usleep(2000);
   }
   ::kill(-pid, SIGKILL);  // leftovers of the group (children that outlived their parent)
+  unregister_child_group(pid);
   result.wall = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - start);
   if (!result.timed_out) {

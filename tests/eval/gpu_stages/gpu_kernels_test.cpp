@@ -10,8 +10,8 @@
 
 #include "gpu_test_support.hpp"
 #include "ptxbench/eval/correctness/gpu/baseline.hpp"
-#include "ptxbench/eval/worker/gpu/gpu_timer.hpp"
 #include "ptxbench/eval/correctness/gpu/tensor_kernels.hpp"
+#include "ptxbench/eval/worker/gpu/gpu_timer.hpp"
 
 namespace ptxbench::eval::gpu::testing {
 namespace {

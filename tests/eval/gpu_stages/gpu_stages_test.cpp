@@ -118,6 +118,78 @@ TEST_F(GpuStagesTest, NaiveGemmIsCorrectAndTimed) {
   EXPECT_TRUE(e.toolchain.count("gpu"));
 }
 
+// Resources as the kernel ran (CUPTI's activity record) and the speed of light of each timed
+// workload, beside ptxas' static figures.
+TEST_F(GpuStagesTest, TimingRecordsLaunchResourcesAndTheSpeedOfLight) {
+  Evaluation e;
+  e.arch = arch::Arch::kHopper;
+  e.kernels.push_back(KernelReport{.name = "gemm_tiled"});
+  stages_.run(gemm_task(), candidate("gemm_naive"), e);
+  ASSERT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  ASSERT_TRUE(e.kernels[0].launched.has_value()) << "no launch record for gemm_tiled";
+  const LaunchResources& l = *e.kernels[0].launched;
+  std::printf(
+      "gemm_tiled launched: %d regs, %d B static + %d B dynamic smem, grid %dx%dx%d, block "
+      "%dx%dx%d, %lld launches\n",
+      l.registers_per_thread, l.static_shared_bytes, l.dynamic_shared_bytes, l.grid[0], l.grid[1],
+      l.grid[2], l.block[0], l.block[1], l.block[2], static_cast<long long>(l.launches));
+  EXPECT_GT(l.launches, 0);
+  EXPECT_GT(l.registers_per_thread, 0);
+  EXPECT_GT(l.block[0] * l.block[1] * l.block[2], 0);
+  EXPECT_GT(l.grid[0] * l.grid[1] * l.grid[2], 0);
+  const auto& headline = e.workloads[1];
+  ASSERT_TRUE(headline.speed_of_light.has_value());
+  std::printf("speed of light: bound %.4f ms (compute %.4f, memory %.4f), reached %.3f\n",
+              headline.speed_of_light->bound_ms, headline.speed_of_light->compute_bound_ms,
+              headline.speed_of_light->memory_bound_ms, headline.speed_of_light->fraction);
+  EXPECT_GT(headline.speed_of_light->fraction, 0.0);
+  EXPECT_LT(headline.speed_of_light->fraction, 1.05);
+}
+
+// The backward task's inputs O and LSE come from cuDNN's forward inside the candidate's process.
+// Under the sanitizer an honest backward is judged on its own merits (it was FORBIDDEN for a race
+// racecheck reported inside cuDNN's kernel), and one that runs a cuDNN kernel itself is not.
+TEST_F(GpuStagesTest, BackwardUnderTheSanitizerIsChargedOnlyForItsOwnKernels) {
+  WorkerGpuStages with_sanitizer(options(true), std::make_shared<util::SystemProcessRunner>());
+  Evaluation honest;
+  honest.arch = arch::Arch::kHopper;
+  auto start = std::chrono::steady_clock::now();
+  with_sanitizer.run(attention_task(true, false), candidate("attention_bwd"), honest);
+  std::printf("attention_bwd -> %s (%.1f s): %s\n  sanitize: %s\n",
+              std::string(to_string(honest.verdict)).c_str(),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+              honest.message.c_str(), honest.stage(Stage::kSanitize).message.c_str());
+  EXPECT_EQ(honest.verdict, Verdict::kPassed) << honest.message;
+  EXPECT_NE(honest.stage(Stage::kSanitize).status, StageStatus::kFailed);
+  Evaluation library;
+  library.arch = arch::Arch::kHopper;
+  with_sanitizer.run(attention_task(true, false), candidate("attention_bwd_cudnn"), library);
+  std::printf("attention_bwd_cudnn -> %s: %s\n", std::string(to_string(library.verdict)).c_str(),
+              library.message.c_str());
+  EXPECT_EQ(library.verdict, Verdict::kForbidden) << library.message;
+}
+
+// A slow but correct candidate under both sanitizer tools: the whole verdict stays bounded, and
+// a racecheck that did not finish says "not checked", never "passed".
+TEST_F(GpuStagesTest, ASlowCandidatesSanitizeStageIsBoundedAndHonest) {
+  WorkerGpuStages with_sanitizer(options(true), std::make_shared<util::SystemProcessRunner>());
+  Evaluation e;
+  e.arch = arch::Arch::kHopper;
+  auto start = std::chrono::steady_clock::now();
+  with_sanitizer.run(gemm_task(), candidate("gemm_naive"), e);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto& sanitize = e.stage(Stage::kSanitize);
+  std::printf("gemm_naive with sanitizer: %s in %.1f s; sanitize %s (%.1f s): %s\n",
+              std::string(to_string(e.verdict)).c_str(), seconds,
+              std::string(to_string(sanitize.status)).c_str(), sanitize.seconds,
+              sanitize.message.c_str());
+  EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  EXPECT_LT(seconds, 30.0);
+  if (sanitize.message.find("timed out") != std::string::npos)
+    EXPECT_EQ(sanitize.status, StageStatus::kNotChecked);
+}
+
 // Both candidates are correct in the caller's stream order, so correctness passes every time and
 // only the timing trace's stream rule stands between them and a clean pass.
 struct OffStream {
@@ -184,7 +256,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Broken{"gemm_host_oom", Verdict::kRuntimeError, "host memory"},
                       Broken{"gemm_unwritten", Verdict::kIncorrectShape, "never written"},
                       Broken{"gemm_half_written", Verdict::kIncorrectNumerical, "output C"},
-                      Broken{"gemm_modifies_a", Verdict::kInputsModified, "A"}),
+                      Broken{"gemm_modifies_a", Verdict::kInputsModified, "A"},
+                      // Right for the checked calls, wrong later: the check after timing.
+                      Broken{"gemm_wrong_after_calls", Verdict::kIncorrectNumerical, "timed calls"},
+                      Broken{"gemm_l2_persisting", Verdict::kForbidden, "persisting in L2"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
 // The device-memory cap (off by default): a candidate that needs 4 GiB passes on the whole GPU

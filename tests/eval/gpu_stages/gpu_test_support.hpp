@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "ptxbench/eval/worker/gpu/device_tensors.hpp"
 #include "ptxbench/eval/correctness/output_comparison.hpp"
+#include "ptxbench/eval/worker/gpu/device_tensors.hpp"
 
 namespace ptxbench::eval::gpu::testing {
 

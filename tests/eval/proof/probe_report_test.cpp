@@ -132,14 +132,19 @@ TEST(ProveExecution, OneProbeForTheKernelsWithTrackedFamilies) {
   report.records[0].counts = {8192, 8192};
   runner.on("probe",
             exited(0, worker::format_reply(worker::ReplyStatus::kOk, "", to_json(report))));
-  const ExecutionProof proof = prove_execution(runner, invocation(), module, {"GMMA"},
-                                               2.0 * 8192 * 32768, arch::Arch::kHopper);
+  const auto kernels =
+      executions_from_probe(run_probe(runner, invocation()), module, arch::Arch::kHopper);
+  const ExecutionProof proof = judge_execution(module, kernels, {"GMMA"}, 2.0 * 8192 * 32768);
   EXPECT_EQ(runner.calls.size(), 1u);
   ASSERT_EQ(proof.kernels.size(), 1u);
   EXPECT_EQ(proof.kernels[0].evidence, ExecutionEvidence::kMeasured);
   ASSERT_FALSE(proof.families.empty());
   EXPECT_EQ(proof.families[0].executed_count, 8192);
   EXPECT_TRUE(proof.all_requested_substantial());
+  // A passing proof says what it proved: per kernel, family, executions, FLOP share.
+  EXPECT_NE(proof.message.find("executed: gemm_tma_wgmma: GMMA x"), std::string::npos)
+      << proof.message;
+  EXPECT_NE(proof.message.find("of the task's FLOPs"), std::string::npos) << proof.message;
 }
 
 }  // namespace

@@ -151,6 +151,53 @@ TEST(RunSanitizer, TimeoutsAndMissingSummariesAreInconclusiveNotFailures) {
   EXPECT_FALSE(report.found_errors());
 }
 
+// A racecheck that ran out of time is "not checked", never a pass (17 of 21 slow candidates were
+// reported as passing the stage after a 60 s racecheck timeout).
+TEST(RunSanitizer, ATimedOutRacecheckIsNotChecked) {
+  ScriptedRunner runner;
+  runner.on("--help", exited(0, ""));
+  auto slow = exited(-1, "========= COMPUTE-SANITIZER\n");
+  slow.timed_out = true;
+  runner.on("memcheck", exited(0, captured("memcheck_tma_wgmma.txt")));
+  runner.on("racecheck", slow);
+  const SanitizerReport report = run_sanitizer(runner, request());
+  EXPECT_FALSE(report.found_errors());
+  const auto unfinished = report.not_checked();
+  ASSERT_EQ(unfinished.size(), 1u);
+  EXPECT_NE(unfinished[0].find("racecheck (timed out"), std::string::npos) << unfinished[0];
+  ASSERT_EQ(runner.calls.size(), 3u);  // --help, memcheck, racecheck
+  EXPECT_EQ(runner.calls[2].timeout, std::chrono::seconds(15));
+}
+
+TEST(RunSanitizer, CleanRunsLeaveNothingUnchecked) {
+  ScriptedRunner runner;
+  runner.on("--help", exited(0, ""));
+  runner.on("memcheck", exited(0, captured("memcheck_tma_wgmma.txt")));
+  runner.on("racecheck", exited(0, captured("racecheck_tma_wgmma.txt")));
+  EXPECT_TRUE(run_sanitizer(runner, request()).not_checked().empty());
+}
+
+// The harness's own cuDNN kernels (O and LSE of a backward task) are excluded where the tool can
+// filter kernels; a tool that cannot is not given the option.
+TEST(RunSanitizer, HarnessKernelsAreExcludedWhereTheToolCanFilter) {
+  for (bool supported : {true, false}) {
+    ScriptedRunner runner;
+    runner.on("--help",
+              exited(0, supported ? "  --kernel-name-exclude arg   Filter kernels\n" : ""));
+    runner.on("memcheck", exited(0, captured("memcheck_tma_wgmma.txt")));
+    runner.on("racecheck", exited(0, captured("racecheck_tma_wgmma.txt")));
+    auto with_harness = request();
+    with_harness.harness_kernel_substring = "cudnn_generated";
+    run_sanitizer(runner, with_harness);
+    for (std::size_t i = 1; i < runner.calls.size(); ++i) {
+      const auto& argv = runner.calls[i].argv;
+      const bool excluded =
+          std::find(argv.begin(), argv.end(), "kns=cudnn_generated") != argv.end();
+      EXPECT_EQ(excluded, supported);
+    }
+  }
+}
+
 TEST(RunSanitizer, ATimeoutSkipsTheLaterToolsInsteadOfWaitingForThemToo) {
   ScriptedRunner runner;
   runner.on("--help", exited(0, ""));
@@ -253,6 +300,28 @@ TEST(SanitizerForeignKernels, ALibraryKernelsRaceIsNotTheCandidatesCode) {
   EXPECT_TRUE(errors_in_candidate_code(own_file, {"_Z6kernelv"}, "candidate.cu"));
   auto lookalike = report_with_lines({"at helper(int)+0x10 in my_candidate.cu:12"});
   EXPECT_FALSE(errors_in_candidate_code(lookalike, {"_Z6kernelv"}, "candidate.cu"));
+}
+
+// The backward task's inputs O and LSE come from cuDNN's forward in the candidate's process:
+// racecheck reported a race inside that kernel and the candidate was judged FORBIDDEN for it.
+TEST(SanitizerForeignKernels, TheHarnessesOwnLibraryKernelsAreNotChargedToTheCandidate) {
+  const std::vector<std::string> own = {"_Z15backward_scoresv", "_Z18backward_gradientsv"};
+  const std::string harness = harness_kernel_substring("mha_bwd", own);
+  EXPECT_EQ(harness, "cudnn_generated");
+  EXPECT_EQ(harness_kernel_substring("gemm", own), "");
+  // A candidate kernel that carries the name excuses nothing.
+  EXPECT_EQ(harness_kernel_substring("mha_bwd", {"_Z26my_cudnn_generated_kernelv"}), "");
+  auto report = report_with_lines(
+      {"Error: Race reported between Read access at "
+       "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x128+0x1a0",
+       "and Write access at "
+       "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x128+0x2e0"});
+  const auto foreign = library_kernels_in_errors(report, own, "candidate.cu");
+  ASSERT_EQ(foreign.size(), 1u);
+  EXPECT_TRUE(kernels_not_from_harness(foreign, harness).empty());
+  // A library kernel the candidate launched (cuBLAS here) is still charged.
+  EXPECT_EQ(kernels_not_from_harness({"nvjet_sm90_tst_64x72_64x12_4x1_v_bz_TNT"}, harness).size(),
+            1u);
 }
 
 TEST(SanitizerForeignKernels, NoLocationNoNames) {

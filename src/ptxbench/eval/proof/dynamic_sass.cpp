@@ -1,5 +1,7 @@
 #include "ptxbench/eval/proof/dynamic_sass.hpp"
 
+#include "ptxbench/eval/kernel_name.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -256,6 +258,25 @@ ExecutionProof judge_execution(const sass::SassModule& module,
     }
   }
   messages.insert(messages.end(), method_lines.begin(), method_lines.end());
+  // What was proven, per kernel: "executed: gemm: GMMA x4096 (100.0% of the task's FLOPs)".
+  std::vector<std::string> proven;
+  for (const auto& kernel : kernels) {
+    std::vector<std::string> parts;
+    for (const std::string& family : requested) {
+      const std::int64_t count = value_or_zero(kernel.executions, family);
+      if (count <= 0) continue;
+      std::string part = fmt::format("{} x{}", family, count);
+      if (const auto f = kernel.tensor_core_flops.find(family);
+          f != kernel.tensor_core_flops.end() && task_flops > 0)
+        part += fmt::format(" ({} of the task's FLOPs)", percent(f->second / task_flops));
+      parts.push_back(std::move(part));
+    }
+    if (!parts.empty())
+      proven.push_back(
+          fmt::format("{}: {}", KernelName(kernel.kernel).function(), fmt::join(parts, ", ")));
+  }
+  if (!proven.empty()) messages.push_back(fmt::format("executed: {}", fmt::join(proven, "; ")));
+  proof.task_flops = task_flops;
   for (const auto& line : messages) {
     if (!proof.message.empty()) proof.message += '\n';
     proof.message += line;
@@ -270,6 +291,11 @@ void apply_execution_proof(const ExecutionProof& proof, Evaluation& evaluation) 
           execution.evidence != ExecutionEvidence::kInconclusive) {
         kernel.executed_families = execution.executions;
         kernel.executed_by = execution.method;
+        kernel.executed_flop_share.clear();
+        if (proof.task_flops > 0) {
+          for (const auto& [family, flops] : execution.tensor_core_flops)
+            kernel.executed_flop_share[family] = flops / proof.task_flops;
+        }
       }
     }
   }
@@ -296,18 +322,6 @@ std::vector<KernelExecution> executions_from_probe(const ProbeReport& report,
     kernels.push_back(join_probe(report, kernel, arch));
   }
   return kernels;
-}
-
-ExecutionProof prove_execution(util::ProcessRunner& runner, const ProbeInvocation& invocation,
-                               const sass::SassModule& module,
-                               const std::vector<std::string>& requested, double task_flops,
-                               arch::Arch arch) {
-  if (kernels_to_probe(module).empty()) {
-    return judge_execution(module, {}, requested, task_flops);  // nothing could execute
-  }
-  const ProbeReport report = run_probe(runner, invocation);
-  return judge_execution(module, executions_from_probe(report, module, arch), requested,
-                         task_flops);
 }
 
 }  // namespace ptxbench::eval

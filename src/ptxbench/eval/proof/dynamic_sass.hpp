@@ -1,6 +1,6 @@
 // Stage 7 on the CPU side: which instruction families the candidate's kernels really executed,
-// from the per-pc counts of the probe (ptxbench-worker probe, eval/proof/gpu/probe_mode.hpp) joined by
-// (kernel name, pc offset) with the disassembly of the same cubin. The probe observes the first
+// from the per-pc counts of the probe (ptxbench-worker probe, eval/proof/gpu/probe_mode.hpp) joined
+// by (kernel name, pc offset) with the disassembly of the same cubin. The probe observes the first
 // kernel run() launches; a kernel run() never launched executed nothing; any other launched
 // kernel is inconclusive (this CUPTI reports one kernel function per process).
 //
@@ -83,7 +83,10 @@ struct ExecutionProof {
   // Some requested family has a measured count and fell short: the proof says "not executed"
   // rather than "could not be proven".
   bool requested_measured_short = false;
-  std::string message;  // one line per requested family that fell short
+  // One line per requested family that fell short, then what was proven: per kernel, each
+  // requested family it executed, how many times, and its share of the task's FLOPs.
+  std::string message;
+  double task_flops = 0;  // of the probed workload: the FLOP shares' denominator
   // Every requested family was executed substantially.
   bool all_requested_substantial() const;
 };
@@ -106,11 +109,5 @@ std::vector<std::string> kernels_to_probe(const sass::SassModule& module);
 // disassembly, the others not launched or inconclusive.
 std::vector<KernelExecution> executions_from_probe(const ProbeReport& report,
                                                    const sass::SassModule& module, arch::Arch arch);
-
-// Stage 7 end to end: the probe process, the join, the rules.
-ExecutionProof prove_execution(util::ProcessRunner& runner, const ProbeInvocation& invocation,
-                               const sass::SassModule& module,
-                               const std::vector<std::string>& requested, double task_flops,
-                               arch::Arch arch);
 
 }  // namespace ptxbench::eval

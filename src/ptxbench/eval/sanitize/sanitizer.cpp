@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <regex>
 
+#include "ptxbench/eval/kernel_name.hpp"
 #include "ptxbench/util/check.hpp"
 
 namespace ptxbench::eval {
@@ -39,8 +40,14 @@ bool is_noise(std::string_view line) {
          line.starts_with("Host Frame") || line.starts_with("Target application returned");
 }
 
+// What this compute-sanitizer offers, from its --help.
+struct ToolFeatures {
+  bool padding = false;
+  bool kernel_exclude = false;
+};
+
 std::vector<std::string> tool_arguments(SanitizerTool tool, const SanitizerRequest& request,
-                                        bool padding_supported) {
+                                        const ToolFeatures& features) {
   std::vector<std::string> args = {
       request.compute_sanitizer.string(),
       "--tool",
@@ -52,19 +59,29 @@ std::vector<std::string> tool_arguments(SanitizerTool tool, const SanitizerReque
       "--show-backtrace",
       "device",
   };
-  if (tool == SanitizerTool::kMemcheck && padding_supported && request.padding_bytes > 0) {
+  if (tool == SanitizerTool::kMemcheck && features.padding && request.padding_bytes > 0) {
     args.insert(args.end(), {"--padding", std::to_string(request.padding_bytes)});
+  }
+  if (features.kernel_exclude && !request.harness_kernel_substring.empty()) {
+    args.insert(args.end(), {"--kernel-name-exclude", "kns=" + request.harness_kernel_substring});
   }
   args.insert(args.end(), request.program_argv.begin(), request.program_argv.end());
   return args;
 }
 
-bool supports_padding(util::ProcessRunner& runner, const std::filesystem::path& tool) {
+ToolFeatures tool_features(util::ProcessRunner& runner, const std::filesystem::path& tool) {
   util::ProcessSpec spec;
   spec.argv = {tool.string(), "--help"};
   spec.timeout = std::chrono::seconds(30);
   const util::ProcessResult result = runner.run(spec);
-  return result.succeeded() && result.stdout_text.find("--padding") != std::string::npos;
+  if (!result.succeeded()) return {};
+  const std::string& help = result.stdout_text;
+  return ToolFeatures{.padding = help.find("--padding") != std::string::npos,
+                      .kernel_exclude = help.find("--kernel-name-exclude") != std::string::npos};
+}
+
+bool inconclusive(SanitizerOutcome outcome) {
+  return outcome != SanitizerOutcome::kClean && outcome != SanitizerOutcome::kErrors;
 }
 
 }  // namespace
@@ -143,6 +160,37 @@ SanitizerOutcome judge_sanitizer_run(const util::ProcessResult& result,
                                                        : SanitizerOutcome::kProgramFailed;
 }
 
+std::vector<std::string> SanitizerReport::not_checked() const {
+  std::vector<std::string> tools;
+  for (const SanitizerRun& run : runs) {
+    if (!inconclusive(run.outcome)) continue;
+    tools.push_back(fmt::format("{} ({}{})", to_string(run.tool), to_string(run.outcome),
+                                run.ending.empty() ? "" : ": " + run.ending));
+  }
+  return tools;
+}
+
+std::vector<std::string> kernels_not_from_harness(const std::vector<std::string>& kernels,
+                                                  std::string_view harness_kernel_substring) {
+  std::vector<std::string> charged;
+  for (const auto& kernel : kernels) {
+    if (harness_kernel_substring.empty() ||
+        kernel.find(harness_kernel_substring) == std::string::npos)
+      charged.push_back(kernel);
+  }
+  return charged;
+}
+
+std::string harness_kernel_substring(std::string_view op_type,
+                                     const std::vector<std::string>& candidate_kernels) {
+  if (op_type != "mha_bwd") return "";
+  const std::string substring = "cudnn_generated";
+  for (const auto& kernel : candidate_kernels) {
+    if (kernel.find(substring) != std::string::npos) return "";
+  }
+  return substring;
+}
+
 bool SanitizerReport::found_errors() const {
   return std::any_of(runs.begin(), runs.end(), [](const SanitizerRun& run) {
     return run.outcome == SanitizerOutcome::kErrors;
@@ -180,9 +228,7 @@ SanitizerReport run_sanitizer(util::ProcessRunner& runner, const SanitizerReques
     }
     resolved.compute_sanitizer = *found;
   }
-  const bool padding = std::find(resolved.tools.begin(), resolved.tools.end(),
-                                 SanitizerTool::kMemcheck) != resolved.tools.end() &&
-                       supports_padding(runner, resolved.compute_sanitizer);
+  const ToolFeatures features = tool_features(runner, resolved.compute_sanitizer);
   for (SanitizerTool tool : resolved.tools) {
     if (!report.runs.empty() && report.runs.back().outcome == SanitizerOutcome::kTimedOut) {
       report.runs.push_back({.tool = tool,
@@ -192,7 +238,7 @@ SanitizerReport run_sanitizer(util::ProcessRunner& runner, const SanitizerReques
       continue;
     }
     util::ProcessSpec spec;
-    spec.argv = tool_arguments(tool, resolved, padding);
+    spec.argv = tool_arguments(tool, resolved, features);
     spec.stdin_text = resolved.program_stdin;
     spec.env = resolved.env;
     spec.timeout =
@@ -249,22 +295,9 @@ std::vector<std::string> kernels_in_errors(const SanitizerReport& report) {
 }
 
 namespace {
-// "ns::gemm_kernel<128>(float*, int)" -> "gemm_kernel": the identifier a mangled name contains.
-std::string identifier_of(std::string_view name) {
-  auto cut = name.find_first_of("(<");
-  if (cut != std::string_view::npos) name = name.substr(0, cut);
-  auto colons = name.rfind("::");
-  if (colons != std::string_view::npos) name = name.substr(colons + 2);
-  while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
-  return std::string(name);
-}
-
 bool names_candidate_kernel(const std::string& name,
                             const std::vector<std::string>& candidate_kernels) {
-  const std::string id = identifier_of(name);
-  return !id.empty() &&
-         std::any_of(candidate_kernels.begin(), candidate_kernels.end(),
-                     [&](const std::string& k) { return k.find(id) != std::string::npos; });
+  return names_one_of(KernelName(name), kernel_names(candidate_kernels));
 }
 
 // "... in candidate.cu:736" or "... in /work/dir/candidate.cu:736".
@@ -296,7 +329,7 @@ std::vector<std::string> foreign_kernels(const std::vector<std::string>& named,
                                          const std::vector<std::string>& candidate_kernels) {
   std::vector<std::string> foreign;
   for (const std::string& name : named) {
-    if (identifier_of(name).empty()) continue;
+    if (KernelName(name).identifier().empty()) continue;
     if (!names_candidate_kernel(name, candidate_kernels)) foreign.push_back(name);
   }
   return foreign;

@@ -65,7 +65,15 @@ struct SanitizerRequest {
   // Correct candidates took 2-30 s under both tools on the H200 (docs/gpu-results); a hang costs
   // the memcheck deadline plus the correctness stage's call deadline.
   std::chrono::milliseconds memcheck_timeout{std::chrono::seconds(60)};
-  std::chrono::milliseconds racecheck_timeout{std::chrono::seconds(60)};
+  // Racecheck slows shared-memory-heavy FFMA kernels most (a slow but correct candidate spent its
+  // whole 60 s deadline there): bounded so that such a verdict stays near 30 s. A racecheck that
+  // does not finish is "not checked", never "passed".
+  std::chrono::milliseconds racecheck_timeout{std::chrono::seconds(15)};
+  // Kernels the harness itself launches in the program before run() (the library that derives
+  // inputs, e.g. cuDNN's forward for O and LSE): a name substring. They are excluded from the
+  // tools when the tool can filter kernels, and errors located only in them are never charged
+  // to the candidate. Empty: none.
+  std::string harness_kernel_substring;
   // Bytes of guard memory after every allocation when the tool offers --padding: without it an
   // access just past one buffer lands in the next one and is not reported.
   std::uint64_t padding_bytes = 4096;
@@ -74,6 +82,9 @@ struct SanitizerRequest {
 struct SanitizerReport {
   std::vector<SanitizerRun> runs;
   bool found_errors() const;  // some tool reported an error
+  // The tools that did not finish their check (timed out, could not run, skipped, the program
+  // failed under them), as "racecheck (timed out after 15.0 s)": the stage is "not checked".
+  std::vector<std::string> not_checked() const;
   // One paragraph for the stage record and the model's feedback: per tool, the outcome and,
   // on errors, the first reported problems.
   std::string message() const;
@@ -103,6 +114,17 @@ bool errors_in_candidate_code(const SanitizerReport& report,
 std::vector<std::string> library_kernels_in_errors(
     const SanitizerReport& report, const std::vector<std::string>& candidate_kernels,
     std::string_view source_file);
+
+// Of `kernels` (library_kernels_in_errors), those not launched by the harness itself
+// (`harness_kernel_substring`, see SanitizerRequest): what the candidate is charged with.
+std::vector<std::string> kernels_not_from_harness(const std::vector<std::string>& kernels,
+                                                  std::string_view harness_kernel_substring);
+
+// The substring that names the kernels the harness launches before run() for `op_type` (cuDNN's
+// generated kernels for "mha_bwd", whose inputs O and LSE come from the forward pass), unless a
+// candidate kernel carries it too (then nothing is excused). Empty when the harness launches none.
+std::string harness_kernel_substring(std::string_view op_type,
+                                     const std::vector<std::string>& candidate_kernels);
 
 // Runs the tools one after another; stops after the first that reports errors.
 SanitizerReport run_sanitizer(util::ProcessRunner& runner, const SanitizerRequest& request);

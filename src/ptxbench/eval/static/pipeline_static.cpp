@@ -1,5 +1,7 @@
 #include "ptxbench/eval/static/pipeline_static.hpp"
 
+#include "ptxbench/eval/kernel_name.hpp"
+
 #include <cxxabi.h>
 #include <fmt/format.h>
 
@@ -24,10 +26,7 @@ double seconds_since(Clock::time_point start) {
 }
 
 std::string demangle(const std::string& name) {
-  int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> text(
-      abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), &std::free);
-  return status == 0 && text ? std::string(text.get()) : name;
+  return KernelName(name).demangled();
 }
 
 // The first lines of nvcc's log that say what is wrong (errors first), for the one-line message

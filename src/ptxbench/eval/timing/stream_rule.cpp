@@ -1,5 +1,7 @@
 #include "ptxbench/eval/timing/stream_rule.hpp"
 
+#include "ptxbench/eval/kernel_name.hpp"
+
 #include <cxxabi.h>
 #include <fmt/format.h>
 
@@ -13,26 +15,9 @@ namespace {
 
 constexpr std::size_t kNamesShown = 8;
 
-// "ns::kernel<int>" from a mangled kernel name: the demangled text without its parameter list
-// (matched from the end, so "(anonymous namespace)::k(float*)" keeps its namespace).
+// "ns::kernel<int>" from a mangled kernel name.
 std::string readable_kernel_name(const std::string& mangled) {
-  int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> text(
-      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), &std::free);
-  if (status != 0 || !text) return mangled;
-  std::string name(text.get());
-  if (!name.empty() && name.back() == ')') {
-    int depth = 0;
-    for (std::size_t i = name.size(); i-- > 0;) {
-      if (name[i] == ')') ++depth;
-      if (name[i] == '(' && --depth == 0) {
-        name.resize(i);
-        break;
-      }
-    }
-  }
-  if (name.rfind("void ", 0) == 0) name.erase(0, 5);
-  return name;
+  return KernelName(mangled).function();
 }
 
 std::string stream_label(std::uint32_t id) {

@@ -15,6 +15,28 @@ std::string describe(const TimingStats& t) {
       t.sm_clock_mhz);
 }
 
+std::vector<std::pair<std::string, LaunchResources>> launches_from_json(const nlohmann::json& j) {
+  std::vector<std::pair<std::string, LaunchResources>> out;
+  if (!j.is_array()) return out;
+  for (const auto& l : j) {
+    if (!l.is_object() || !l.contains("name") || !l["name"].is_string()) continue;
+    try {
+      LaunchResources r;
+      r.launches = l.value("launches", std::int64_t{0});
+      r.registers_per_thread = l.value("registers_per_thread", 0);
+      r.static_shared_bytes = l.value("static_shared_bytes", 0);
+      r.dynamic_shared_bytes = l.value("dynamic_shared_bytes", 0);
+      r.grid = l.value("grid", r.grid);
+      r.block = l.value("block", r.block);
+      r.cluster = l.value("cluster", r.cluster);
+      out.emplace_back(l["name"].get<std::string>(), r);
+    } catch (const nlohmann::json::exception&) {
+      continue;  // an untrusted process's malformed entry: ignored, never fatal
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 TimingJudgement judge_timing(const nlohmann::json& reply, double task_flops) {
@@ -31,6 +53,7 @@ TimingJudgement judge_timing(const nlohmann::json& reply, double task_flops) {
     return out;
   }
   out.speedup = out.baseline->median_ms / out.candidate->median_ms;
+  out.launches = launches_from_json(reply.value("launches", nlohmann::json()));
   if (task_flops > 0) out.tflops = task_flops / (out.candidate->median_ms * 1e-3) / 1e12;
   if (!reply.value("outputs_match", false)) {
     out.verdict = Verdict::kIncorrectNumerical;

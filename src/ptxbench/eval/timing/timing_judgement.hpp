@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ptxbench/eval/evaluation.hpp"
 
@@ -18,6 +20,9 @@ struct TimingJudgement {
   std::optional<TimingStats> baseline;
   std::optional<double> speedup;
   std::optional<double> tflops;
+  // The candidate's kernels as they were launched in the timed calls (CUPTI activity records):
+  // the name as CUPTI gives it (mangled) and the resources of its last launch.
+  std::vector<std::pair<std::string, LaunchResources>> launches;
 };
 
 // `task_flops`: Task::flops of the timed workload.

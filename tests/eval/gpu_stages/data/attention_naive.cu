@@ -2,7 +2,9 @@
 // Q, K, V, O, dO, dQ, dK, dV are bf16 [B, H, S, D] contiguous; LSE is fp32 [B, H, S], natural
 // log of the softmax denominator of the scaled scores. Build with -DATTENTION_BACKWARD for the
 // backward ABI run(Q, K, V, O, dO, LSE, dQ, dK, dV), else the forward run(Q, K, V, O, LSE);
-// -DATTENTION_CAUSAL masks keys after the query. scale = 1/sqrt(D).
+// -DATTENTION_CAUSAL masks keys after the query. scale = 1/sqrt(D). -DCALLS_CUDNN (backward
+// only) also runs a cuDNN kernel inside run() (cudnnAddTensor on scratch, the library opened
+// with dlopen): library use the harness must still judge FORBIDDEN.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <tvm/ffi/container/tensor.h>
@@ -10,6 +12,9 @@
 #include <tvm/ffi/function.h>
 
 #include <cmath>
+#ifdef CALLS_CUDNN
+#include <dlfcn.h>
+#endif
 
 namespace {
 
@@ -139,6 +144,35 @@ cudaStream_t stream_of(const tvm::ffi::TensorView& t) {
 
 }  // namespace
 
+#ifdef CALLS_CUDNN
+// cudnnAddTensor(x[count..2 count) += x[0..count)) on scratch floats through the C API, declared
+// here: opaque handles and CUDNN_TENSOR_NCHW = CUDNN_DATA_FLOAT = 0.
+void add_with_cudnn(float* x, int count, cudaStream_t stream) {
+  void* library = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) TVM_FFI_THROW(RuntimeError) << "no libcudnn.so.9: " << dlerror();
+  using Create = int (*)(void**);
+  using SetStream = int (*)(void*, cudaStream_t);
+  using SetTensor = int (*)(void*, int, int, int, int, int, int);
+  using Add = int (*)(void*, const void*, void*, const void*, const void*, void*, void*);
+  auto create = reinterpret_cast<Create>(dlsym(library, "cudnnCreate"));
+  auto set_stream = reinterpret_cast<SetStream>(dlsym(library, "cudnnSetStream"));
+  auto create_tensor = reinterpret_cast<Create>(dlsym(library, "cudnnCreateTensorDescriptor"));
+  auto set_tensor = reinterpret_cast<SetTensor>(dlsym(library, "cudnnSetTensor4dDescriptor"));
+  auto add = reinterpret_cast<Add>(dlsym(library, "cudnnAddTensor"));
+  if (!create || !set_stream || !create_tensor || !set_tensor || !add)
+    TVM_FFI_THROW(RuntimeError) << "cuDNN symbols missing";
+  static void* handle = nullptr;
+  static void* tensor = nullptr;
+  if (handle == nullptr && (create(&handle) != 0 || create_tensor(&tensor) != 0))
+    TVM_FFI_THROW(RuntimeError) << "cudnnCreate failed";
+  set_stream(handle, stream);
+  set_tensor(tensor, 0, 0, 1, 1, 1, count);
+  const float one = 1.f;
+  if (add(handle, &one, tensor, x, &one, tensor, x + count) != 0)
+    TVM_FFI_THROW(RuntimeError) << "cudnnAddTensor failed";
+}
+#endif
+
 #ifndef ATTENTION_BACKWARD
 void run(tvm::ffi::TensorView q, tvm::ffi::TensorView k, tvm::ffi::TensorView v,
          tvm::ffi::TensorView o, tvm::ffi::TensorView lse) {
@@ -167,6 +201,9 @@ void run(tvm::ffi::TensorView q, tvm::ffi::TensorView k, tvm::ffi::TensorView v,
       ptr<const __nv_bfloat16>(q), ptr<const __nv_bfloat16>(k), ptr<const __nv_bfloat16>(d_o),
       scratch, scratch + scores, ptr<__nv_bfloat16>(dq), ptr<__nv_bfloat16>(dk),
       ptr<__nv_bfloat16>(dv), dims);
+#ifdef CALLS_CUDNN
+  add_with_cudnn(scratch, static_cast<int>(scores), stream);
+#endif
   cudaFreeAsync(scratch, stream);
 }
 #endif

@@ -9,12 +9,17 @@
 //   GEMM_UNWRITTEN     returns without writing C               -> INCORRECT_SHAPE
 //   GEMM_HALF_WRITTEN  writes only the first half of C's rows  -> INCORRECT_NUMERICAL
 //   GEMM_MODIFIES_A    correct C, then overwrites A's first row -> INPUTS_MODIFIED
+//   GEMM_WRONG_AFTER_CALLS  correct for the first 8 calls of each shape in a process, then
+//                      leaves C unwritten: only the check after the timed calls sees it
+//                                                              -> INCORRECT_NUMERICAL
+//   GEMM_L2_PERSISTING correct C, with A marked persisting in a set-aside of L2 -> FORBIDDEN
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/extra/c_env_api.h>
 #include <tvm/ffi/function.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -98,6 +103,22 @@ void run(tvm::ffi::TensorView a, tvm::ffi::TensorView b, tvm::ffi::TensorView c)
   return;
 #elif defined(GEMM_HALF_WRITTEN)
   rows = m / 2;
+#elif defined(GEMM_WRONG_AFTER_CALLS)
+  static int calls_at_m[1 << 16] = {};  // per process and shape (m differs between workloads)
+  if (++calls_at_m[m & 0xffff] > 8) rows = 0;
+#elif defined(GEMM_L2_PERSISTING)
+  int device = 0, max_persisting = 0;
+  cudaGetDevice(&device);
+  cudaDeviceGetAttribute(&max_persisting, cudaDevAttrMaxPersistingL2CacheSize, device);
+  cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, static_cast<std::size_t>(max_persisting));
+  cudaStreamAttrValue window{};
+  window.accessPolicyWindow.base_ptr = a_ptr;
+  window.accessPolicyWindow.num_bytes =
+      std::min(static_cast<std::size_t>(m) * k * 2, static_cast<std::size_t>(max_persisting));
+  window.accessPolicyWindow.hitRatio = 1.0f;
+  window.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+  window.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+  cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &window);
 #endif
   dim3 grid((n + 127) / 128, m);
   gemm_rows<<<grid, 128, 0, stream>>>(a_ptr, b_ptr, c_ptr, m, n, k, rows);

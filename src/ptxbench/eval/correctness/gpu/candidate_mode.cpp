@@ -6,13 +6,13 @@
 #include <vector>
 
 #include "ptxbench/eval/correctness/gpu/baseline.hpp"
+#include "ptxbench/eval/worker/exchange.hpp"
 #include "ptxbench/eval/worker/gpu/candidate_library.hpp"
 #include "ptxbench/eval/worker/gpu/device_tensors.hpp"
 #include "ptxbench/eval/worker/gpu/gpu_timer.hpp"
 #include "ptxbench/eval/worker/gpu/resource_limits.hpp"
 #include "ptxbench/eval/worker/gpu/watchdog.hpp"
 #include "ptxbench/eval/worker/gpu/worker_modes.hpp"
-#include "ptxbench/eval/worker/exchange.hpp"
 
 namespace ptxbench::eval::gpu {
 namespace {

@@ -9,10 +9,10 @@
 #include <optional>
 #include <vector>
 
-#include "ptxbench/eval/worker/gpu/cuda_check.hpp"
-#include "ptxbench/eval/worker/gpu/device_info.hpp"
 #include "ptxbench/eval/correctness/gpu/fastest_choice.hpp"
 #include "ptxbench/eval/correctness/gpu/tensor_kernels.hpp"
+#include "ptxbench/eval/worker/gpu/cuda_check.hpp"
+#include "ptxbench/eval/worker/gpu/device_info.hpp"
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/hash.hpp"
 

@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "ptxbench/eval/correctness/gpu/baseline.hpp"
+#include "ptxbench/eval/correctness/gpu/tensor_kernels.hpp"
+#include "ptxbench/eval/worker/exchange.hpp"
 #include "ptxbench/eval/worker/gpu/device_tensors.hpp"
 #include "ptxbench/eval/worker/gpu/gpu_timer.hpp"
-#include "ptxbench/eval/correctness/gpu/tensor_kernels.hpp"
 #include "ptxbench/eval/worker/gpu/worker_modes.hpp"
-#include "ptxbench/eval/worker/exchange.hpp"
 
 namespace ptxbench::eval::gpu {
 namespace {

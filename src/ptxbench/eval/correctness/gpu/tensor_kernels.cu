@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <cstring>
 
+#include "ptxbench/eval/correctness/element_rule.hpp"
+#include "ptxbench/eval/correctness/gpu/tensor_kernels.hpp"
 #include "ptxbench/eval/worker/gpu/cuda_check.hpp"
 #include "ptxbench/eval/worker/gpu/device_buffer.hpp"
-#include "ptxbench/eval/correctness/gpu/tensor_kernels.hpp"
-#include "ptxbench/eval/correctness/element_rule.hpp"
 #include "ptxbench/util/check.hpp"
 
 namespace ptxbench::eval::gpu {

@@ -10,14 +10,14 @@
 #include <string>
 #include <string_view>
 
+#include "ptxbench/eval/proof/gpu/sass_metrics.hpp"
+#include "ptxbench/eval/proof/probe_report.hpp"
 #include "ptxbench/eval/worker/gpu/candidate_library.hpp"
 #include "ptxbench/eval/worker/gpu/cuda_check.hpp"
 #include "ptxbench/eval/worker/gpu/device_tensors.hpp"
 #include "ptxbench/eval/worker/gpu/gpu_timer.hpp"
-#include "ptxbench/eval/proof/gpu/sass_metrics.hpp"
 #include "ptxbench/eval/worker/gpu/watchdog.hpp"
 #include "ptxbench/eval/worker/gpu/worker_modes.hpp"
-#include "ptxbench/eval/proof/probe_report.hpp"
 #include "ptxbench/util/fs.hpp"
 
 namespace ptxbench::eval::gpu {

@@ -99,6 +99,26 @@ void CUPTIAPI KernelTrace::on_buffer_completed(CUcontext /*context*/, std::uint3
   std::free(buffer);
 }
 
+namespace {
+
+KernelLaunch launch_of(const CUpti_ActivityKernel10& k) {
+  KernelLaunch launch{.name = k.name ? k.name : "",
+                      .registers_per_thread = k.registersPerThread,
+                      .static_shared_bytes = k.staticSharedMemory,
+                      .dynamic_shared_bytes = k.dynamicSharedMemory,
+                      .grid = {k.gridX, k.gridY, k.gridZ},
+                      .block = {k.blockX, k.blockY, k.blockZ},
+                      .cluster = {static_cast<int>(k.clusterX), static_cast<int>(k.clusterY),
+                                  static_cast<int>(k.clusterZ)}};
+  const CUaccessPolicyWindow* window = k.pAccessPolicyWindow;
+  if (window != nullptr && window->num_bytes > 0 && window->hitRatio > 0 &&
+      window->hitProp == CU_ACCESS_PROPERTY_PERSISTING)
+    launch.persisting_window_bytes = window->num_bytes;
+  return launch;
+}
+
+}  // namespace
+
 void KernelTrace::take_buffer(std::uint8_t* buffer, size_t valid) {
   std::lock_guard lock(mutex_);
   CUpti_Activity* record = nullptr;
@@ -113,7 +133,7 @@ void KernelTrace::take_buffer(std::uint8_t* buffer, size_t valid) {
                    static_cast<std::int64_t>(k->end),
                    k->streamId,
                    true,
-                   k->name ? k->name : ""};
+                   launch_of(*k)};
         break;
       }
       case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -181,8 +201,9 @@ std::map<int, WindowActivity> KernelTrace::collect() {
     if (r.is_kernel) {
       ++w.kernels;
       ++stream->kernels;
-      add_name(w.kernel_names, r.name);
-      add_name(stream->kernel_names, r.name);
+      add_name(w.kernel_names, r.launch.name);
+      add_name(stream->kernel_names, r.launch.name);
+      w.launches.push_back(r.launch);
     } else {
       ++w.memory_operations;
       ++stream->memory_operations;

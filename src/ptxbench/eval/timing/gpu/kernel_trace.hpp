@@ -15,6 +15,7 @@
 #pragma once
 #include <cupti.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -28,6 +29,20 @@
 
 namespace ptxbench::eval::gpu {
 
+// One kernel launch as the activity record gives it: the resources it ran with.
+struct KernelLaunch {
+  std::string name;
+  int registers_per_thread = 0;
+  int static_shared_bytes = 0;
+  int dynamic_shared_bytes = 0;
+  std::array<int, 3> grid{0, 0, 0};
+  std::array<int, 3> block{0, 0, 0};
+  std::array<int, 3> cluster{0, 0, 0};
+  // Bytes of an access policy window that marks lines persisting in L2 (launch attribute or
+  // the stream's); 0: none.
+  std::uint64_t persisting_window_bytes = 0;
+};
+
 struct WindowActivity {
   bool candidate = false;  // the candidate's call, not the baseline's
   std::int64_t first_start_ns = 0;
@@ -36,6 +51,7 @@ struct WindowActivity {
   int memory_operations = 0;                // memcpy + memset
   std::vector<std::string> kernel_names;    // distinct, first-seen order
   std::vector<worker::StreamWork> streams;  // the same work by stream, first-seen order
+  std::vector<KernelLaunch> launches;       // every kernel launch, in record order
 
   double span_ms() const { return static_cast<double>(last_end_ns - first_start_ns) * 1e-6; }
 };
@@ -62,7 +78,7 @@ class KernelTrace {
     std::int64_t end_ns = 0;
     std::uint32_t stream_id = 0;
     bool is_kernel = false;
-    std::string name;
+    KernelLaunch launch;  // name and resources of a kernel
   };
   static void CUPTIAPI on_api(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                               const void* data);

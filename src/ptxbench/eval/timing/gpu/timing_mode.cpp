@@ -17,21 +17,22 @@
 #include <vector>
 
 #include "ptxbench/eval/correctness/gpu/baseline.hpp"
-#include "ptxbench/eval/timing/gpu/blocking_kernel.hpp"
-#include "ptxbench/eval/worker/gpu/candidate_library.hpp"
-#include "ptxbench/eval/worker/gpu/device_tensors.hpp"
-#include "ptxbench/eval/worker/gpu/gpu_timer.hpp"
-#include "ptxbench/eval/timing/gpu/kernel_trace.hpp"
-#include "ptxbench/eval/worker/gpu/l2_flush.hpp"
-#include "ptxbench/eval/worker/gpu/nvml_clocks.hpp"
-#include "ptxbench/eval/worker/gpu/resource_limits.hpp"
 #include "ptxbench/eval/correctness/gpu/tensor_kernels.hpp"
-#include "ptxbench/eval/worker/gpu/watchdog.hpp"
-#include "ptxbench/eval/worker/gpu/worker_modes.hpp"
 #include "ptxbench/eval/correctness/output_comparison.hpp"
+#include "ptxbench/eval/kernel_name.hpp"
+#include "ptxbench/eval/timing/gpu/blocking_kernel.hpp"
+#include "ptxbench/eval/timing/gpu/kernel_trace.hpp"
 #include "ptxbench/eval/timing/statistics.hpp"
 #include "ptxbench/eval/timing/stream_rule.hpp"
 #include "ptxbench/eval/timing/timing_record.hpp"
+#include "ptxbench/eval/worker/gpu/candidate_library.hpp"
+#include "ptxbench/eval/worker/gpu/device_tensors.hpp"
+#include "ptxbench/eval/worker/gpu/gpu_timer.hpp"
+#include "ptxbench/eval/worker/gpu/l2_flush.hpp"
+#include "ptxbench/eval/worker/gpu/nvml_clocks.hpp"
+#include "ptxbench/eval/worker/gpu/resource_limits.hpp"
+#include "ptxbench/eval/worker/gpu/watchdog.hpp"
+#include "ptxbench/eval/worker/gpu/worker_modes.hpp"
 
 namespace ptxbench::eval::gpu {
 namespace {
@@ -41,20 +42,9 @@ using worker::ReplyStatus;
 constexpr int kWarmupCalls = 2;
 constexpr int kRoundSeedBase = 1000;  // timing inputs differ from every correctness trial's
 
-std::string demangle(const std::string& name) {
-  int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> text(
-      abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), &std::free);
-  return status == 0 && text ? std::string(text.get()) : name;
-}
-
-// "ns::kernel<int>" from "void ns::kernel<int>(float*, int)": what stays the same whichever
-// tool demangled the name, and however it spells the parameters.
+// "ns::kernel<int>" from "void ns::kernel<int>(float*, int)" (eval/kernel_name.hpp).
 std::string function_name(const std::string& name) {
-  std::string text = demangle(name);
-  text = text.substr(0, text.find('('));
-  if (text.rfind("void ", 0) == 0) text = text.substr(5);
-  return text;
+  return KernelName(name).function();
 }
 
 struct Sample {
@@ -154,8 +144,13 @@ class TimingLoop {
             {"max_sm_clock_mhz", max_clock_mhz_},
             {"clocks_read", nvml_.available()},
             {"l2_flush_bytes", flusher_.bytes()},
+            {"launches", launches_json()},
+            {"l2_persistence", l2_persistence_},
             {"wall_seconds", wall_seconds_}};
   }
+
+  // What run() did to keep data in L2 across the flush (empty: nothing).
+  const std::string& l2_persistence() const { return l2_persistence_; }
 
   const std::set<std::string>& foreign_kernels() const { return foreign_; }
   const worker::StreamRule& stream_rule() const { return stream_rule_; }
@@ -190,6 +185,7 @@ class TimingLoop {
     }
     if (raised) return "run() raised during timing: " + raised->message;
     if (!device_error.empty()) return "GPU failure during timing: " + device_error;
+    if (candidate) check_l2_persistence();
     if (blocked && blocker_.timed_out()) {
       use_blocker_ = false;  // run() waits for the GPU itself: measure without the blocker
       s.discarded = true;
@@ -207,6 +203,52 @@ class TimingLoop {
     return std::nullopt;
   }
 
+  // A set-aside for persisting L2 lines (cudaLimitPersistingL2CacheSize) or a persisting access
+  // policy window on the caller's stream survives the L2 flush between samples: noted for the
+  // FORBIDDEN reply, and reset so the next sample starts from a cold L2 again.
+  void check_l2_persistence() {
+    size_t set_aside = 0;
+    if (cudaDeviceGetLimit(&set_aside, cudaLimitPersistingL2CacheSize) == cudaSuccess &&
+        set_aside > 0) {
+      note_l2_persistence(
+          fmt::format("cudaLimitPersistingL2CacheSize was set to {} bytes", set_aside));
+    }
+    cudaStreamAttrValue value{};
+    if (cudaStreamGetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &value) ==
+            cudaSuccess &&
+        value.accessPolicyWindow.num_bytes > 0) {
+      note_l2_persistence(fmt::format("the caller's stream got an access policy window of {} bytes",
+                                      value.accessPolicyWindow.num_bytes));
+      cudaStreamAttrValue cleared{};
+      cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &cleared);
+    }
+    if (!l2_persistence_.empty()) {
+      cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+      cudaCtxResetPersistingL2Cache();
+    }
+    cudaGetLastError();  // none of these may leave an error for the next call to find
+  }
+
+  void note_l2_persistence(const std::string& what) {
+    if (l2_persistence_.find(what) != std::string::npos) return;
+    l2_persistence_ += (l2_persistence_.empty() ? "" : "; ") + what;
+  }
+
+  nlohmann::json launches_json() const {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& [name, l] : launched_) {
+      out.push_back({{"name", name},
+                     {"launches", launch_counts_.at(name)},
+                     {"registers_per_thread", l.registers_per_thread},
+                     {"static_shared_bytes", l.static_shared_bytes},
+                     {"dynamic_shared_bytes", l.dynamic_shared_bytes},
+                     {"grid", l.grid},
+                     {"block", l.block},
+                     {"cluster", l.cluster}});
+    }
+    return out;
+  }
+
   void absorb(const std::map<int, WindowActivity>& activity) {
     // Every attributed window, including one whose sample was absorbed already (late work).
     for (const auto& [window, work] : activity) stream_rule_.add_call(work.candidate, work.streams);
@@ -214,6 +256,16 @@ class TimingLoop {
       auto found = activity.find(s.window);
       const WindowActivity* work = found == activity.end() ? nullptr : &found->second;
       if (s.candidate && work != nullptr) {
+        for (const auto& launch : work->launches) {
+          launched_[launch.name] = launch;
+          ++launch_counts_[launch.name];
+          if (launch.persisting_window_bytes > 0) {
+            note_l2_persistence(
+                fmt::format("{} launched with an access policy window of {} bytes "
+                            "marked persisting",
+                            function_name(launch.name), launch.persisting_window_bytes));
+          }
+        }
         for (const auto& name : work->kernel_names) {
           kernels_seen_.insert(name);
           if (!allowed_.empty() && allowed_.count(name) == 0 &&
@@ -266,6 +318,9 @@ class TimingLoop {
   std::set<std::string> allowed_functions_;
   std::set<std::string> kernels_seen_;
   std::set<std::string> foreign_;
+  std::map<std::string, KernelLaunch> launched_;  // the candidate's kernels, last launch each
+  std::map<std::string, std::int64_t> launch_counts_;
+  std::string l2_persistence_;
 };
 
 // The candidate's outputs of the last timed round against the baseline's on the same inputs: a
@@ -334,11 +389,16 @@ int run_timing_mode(const worker::WorkerJob& job) {
   if (!loop.foreign_kernels().empty()) {
     std::string names;
     for (const auto& name : loop.foreign_kernels())
-      names += (names.empty() ? "" : ", ") + demangle(name);
+      names += (names.empty() ? "" : ", ") + function_name(name);
     breaches = "run() launched kernels that are not the candidate's own: " + names;
   }
   if (loop.stream_rule().violated())
     breaches += (breaches.empty() ? "" : "; ") + loop.stream_rule().message();
+  if (!loop.l2_persistence().empty()) {
+    breaches += (breaches.empty() ? "" : "; ") +
+                "run() kept data persisting in L2 across the flush between timed calls: " +
+                loop.l2_persistence();
+  }
   if (!breaches.empty()) {
     print_reply(ReplyStatus::kForbidden, breaches, body);
     return 0;
