@@ -20,6 +20,9 @@ Evaluation full_record() {
                       .status = StageStatus::kFailed,
                       .seconds = 2.5,
                       .message = "C"});
+  e.stages.push_back({.stage = Stage::kSanitize,
+                      .status = StageStatus::kNotChecked,
+                      .message = "not checked: racecheck (timed out) did not finish"});
   e.stages.push_back({.stage = Stage::kTiming, .status = StageStatus::kSkipped});
   e.compile = {
       .command = {"nvcc", "-O3"}, .seconds = 12.5, .log = "ptxas info", .log_truncated = true};
@@ -30,7 +33,14 @@ Evaluation full_record() {
                        .spill_store_bytes = 8,
                        .spill_load_bytes = 4,
                        .static_families = {{"UTCMMA", 20}},
-                       .executed_families = {{"UTCMMA", 4096}}});
+                       .executed_families = {{"UTCMMA", 4096}},
+                       .executed_flop_share = {{"UTCMMA", 0.98}},
+                       .launched = LaunchResources{.launches = 12,
+                                                   .registers_per_thread = 240,
+                                                   .dynamic_shared_bytes = 200704,
+                                                   .grid = {132, 1, 1},
+                                                   .block = {384, 1, 1},
+                                                   .cluster = {2, 1, 1}}});
   e.families.push_back({.family = "UTCMMA",
                         .requested = true,
                         .static_count = 20,
@@ -51,6 +61,15 @@ Evaluation full_record() {
   w.baseline = TimingStats{.median_ms = 0.73};
   w.speedup = 0.97;
   w.tflops = 801.5;
+  w.speed_of_light = SpeedOfLight{.flops = 6e11,
+                                  .bytes = 2e8,
+                                  .peak_tflops = 989.4,
+                                  .hbm_gbytes_per_s = 4800,
+                                  .sm_clock_mhz = 1830,
+                                  .compute_bound_ms = 0.606,
+                                  .memory_bound_ms = 0.042,
+                                  .bound_ms = 0.606,
+                                  .fraction = 0.81};
   e.workloads.push_back(w);
   e.toolchain = {{"nvcc", "release 13.0"}, {"gpu", "B200"}};
   e.created_at = "2026-01-01T00:00:00Z";
@@ -70,6 +89,13 @@ TEST(EvaluationJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(back->families[1].executed_count, std::nullopt);
   EXPECT_EQ(back->headline_speedup(), 0.97);
   EXPECT_EQ(back->find_stage(Stage::kCorrectness)->status, StageStatus::kFailed);
+  EXPECT_EQ(back->find_stage(Stage::kSanitize)->status, StageStatus::kNotChecked);
+  EXPECT_EQ(json.at("stages")[2].at("status"), "not_checked");
+  ASSERT_TRUE(back->kernels[0].launched.has_value());
+  EXPECT_EQ(back->kernels[0].launched->dynamic_shared_bytes, 200704);
+  EXPECT_EQ(back->kernels[0].launched->cluster[0], 2);
+  ASSERT_TRUE(back->workloads[0].speed_of_light.has_value());
+  EXPECT_DOUBLE_EQ(back->workloads[0].speed_of_light->fraction, 0.81);
 }
 
 TEST(EvaluationJson, OtherSchemaVersionsAreRefused) {

@@ -94,5 +94,32 @@ TEST(Summary, SeveralTimedWorkloadsOfSeveralTasks) {
   EXPECT_THAT(text, HasSubstr("gemm.cu on gemm_n256_k7168: timing M8828: killed after 120 s"));
 }
 
+// Resources as launched, the speed of light, and a check that did not finish: in the table, the
+// reasons and the line printed as each verdict comes.
+TEST(Summary, LaunchedResourcesSpeedOfLightAndNotChecked) {
+  Evaluation e{.task = "gemm_n7168_k5120", .source_name = "slow.cu", .verdict = Verdict::kPassed};
+  e.kernels.push_back({.name = "k", .registers = 168, .shared_bytes = 0});
+  e.kernels[0].launched = LaunchResources{
+      .registers_per_thread = 240, .static_shared_bytes = 1024, .dynamic_shared_bytes = 200704};
+  e.stages.push_back(
+      {.stage = Stage::kSanitize,
+       .status = StageStatus::kNotChecked,
+       .message = "not checked: racecheck (timed out) did not finish\nmemcheck: clean"});
+  e.workloads.push_back({.workload = "M8192",
+                         .headline = true,
+                         .status = Verdict::kPassed,
+                         .candidate = TimingStats{.median_ms = 1.0},
+                         .speedup = 0.5,
+                         .speed_of_light = SpeedOfLight{.bound_ms = 0.62, .fraction = 0.62}});
+  const std::string text = render_summary({e});
+  EXPECT_THAT(text, HasSubstr("240 / 201728 B / 0 B"));
+  EXPECT_THAT(text, HasSubstr("0.50x vs baseline (1.000 ms, 62% of speed of light)"));
+  EXPECT_THAT(text, HasSubstr("slow.cu: sanitize: not checked: racecheck (timed out)"));
+  const std::string line = render_verdict_line(e);
+  EXPECT_THAT(line, HasSubstr("slow.cu on gemm_n7168_k5120 (hopper): PASSED"));
+  EXPECT_THAT(line, HasSubstr("[sanitize: not checked: racecheck"));
+  EXPECT_THAT(line, ::testing::Not(HasSubstr("memcheck: clean")));
+}
+
 }  // namespace
 }  // namespace ptxbench::eval

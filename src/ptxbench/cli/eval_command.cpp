@@ -22,6 +22,7 @@
 #include "ptxbench/eval/evaluator.hpp"
 #include "ptxbench/eval/summary.hpp"
 #include "ptxbench/task/task_loader.hpp"
+#include "ptxbench/util/child_processes.hpp"
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/termination.hpp"
 
@@ -143,10 +144,12 @@ int run_eval(const EvalOptions& options) {
     fmt::print(stderr, "ptxbench eval: {} of {} judged ({} {}: {}, {:.1f} s)\n", done, pairs.size(),
                e.source_name, e.task, eval::to_string(e.verdict), e.wall_seconds);
   };
-  const auto evaluations = evaluator.evaluate_pairs(*arch, pairs, print_verdict);
-  if (const int stopped_by = util::stop_signal(); stopped_by != 0) {
+  std::vector<eval::Evaluation> evaluations;
+  try {
+    evaluations = evaluator.evaluate_pairs(*arch, pairs, print_verdict);
+  } catch (const util::Stopped&) {
     fmt::print(stderr, "ptxbench eval: stopped after {} of {} verdicts\n", done, pairs.size());
-    return 128 + stopped_by;
+    return 128 + std::max(util::stop_signal(), 1);
   }
 
   if (!options.json) {

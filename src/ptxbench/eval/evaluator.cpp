@@ -325,17 +325,14 @@ std::vector<Evaluation> Evaluator::evaluate_pairs(arch::Arch arch,
     for (std::size_t slot = 0; slot < slots; ++slot) threads.emplace_back(gpu_work, slot);
   }  // joins every thread
   if (sink_error) std::rethrow_exception(sink_error);
+  if (util::children_stopped()) {
+    throw util::Stopped(fmt::format("stopped with {} of {} candidates judged",
+                                    std::count(judged.begin(), judged.end(), true), count));
+  }
 
   std::vector<Evaluation> evaluations;
   evaluations.reserve(count);
-  for (std::size_t i = 0; i < count; ++i) {
-    if (!judged[i]) {
-      outcomes[i].evaluation = internal_error(*pairs[i].task, arch, pairs[i].input,
-                                              "stopped before this candidate was judged");
-      outcomes[i].evaluation.created_at = created_at;
-    }
-    evaluations.push_back(std::move(outcomes[i].evaluation));
-  }
+  for (auto& outcome : outcomes) evaluations.push_back(std::move(outcome.evaluation));
   return evaluations;
 }
 

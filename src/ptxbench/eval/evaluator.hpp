@@ -65,8 +65,8 @@ class Evaluator {
                                         const std::vector<CandidateInput>& inputs,
                                         const VerdictSink& sink = {});
   // The same for candidates of different tasks (a file on a whole task family): the results
-  // in the order of `pairs`. When ptxbench is stopping, candidates not yet judged come back as
-  // INTERNAL_ERROR "stopped" (and are not passed to the sink).
+  // in the order of `pairs`. When ptxbench is stopping (util::stop_all_children) it throws
+  // util::Stopped once the threads are joined; the verdicts the sink got before stay valid.
   std::vector<Evaluation> evaluate_pairs(arch::Arch arch, const std::vector<TaskCandidate>& pairs,
                                          const VerdictSink& sink = {});
 

@@ -147,6 +147,11 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   PTXBENCH_CHECK(pid >= 0, std::strerror(errno));
   if (pid == 0) {
     ::setpgid(0, 0);
+    // The parent may block SIGTERM/SIGINT for its signal thread (termination.hpp): the mask is
+    // inherited across exec, and a child must start with none blocked.
+    sigset_t none;
+    ::sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
     int stdin_fd = spec.stdin_text ? in.read.get() : dev_null.get();
     ::dup2(stdin_fd, STDIN_FILENO);
     ::dup2(out.write.get(), STDOUT_FILENO);

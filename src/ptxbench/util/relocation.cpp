@@ -11,7 +11,7 @@
 namespace ptxbench::util {
 namespace {
 
-bool exists(const std::filesystem::path& path) {
+bool path_exists(const std::filesystem::path& path) {
   std::error_code error;
   return std::filesystem::exists(path, error);
 }
@@ -36,13 +36,13 @@ std::filesystem::path running_executable_dir() {
 std::filesystem::path relocated(const std::filesystem::path& configured,
                                 const std::vector<std::filesystem::path>& roots,
                                 const std::filesystem::path& start) {
-  if (configured.empty() || exists(configured)) return configured;
+  if (configured.empty() || path_exists(configured)) return configured;
   const std::filesystem::path from = start.empty() ? running_executable_dir() : start;
   for (const auto& root : roots) {
     const auto relative = inside(configured, root);
     if (relative.empty()) continue;
     for (auto dir = from; !dir.empty(); dir = dir.parent_path()) {
-      if (exists(dir / relative)) return dir / relative;
+      if (path_exists(dir / relative)) return dir / relative;
       if (dir == dir.parent_path()) break;
     }
   }
