@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything ptxbench needs on a fresh Debian 12 machine. Idempotent: a second run only
 # checks. Debian packages come from deps/apt.txt, PyPI wheels from deps/python.txt into
-# .deps/python (the project never touches the system Python).
+# .deps/python, the training stack from deps/python-train.txt into the venv .deps/python-train
+# (the project never touches the system Python).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -42,5 +43,22 @@ if [ ! -f "$stamp" ]; then
   rm -rf "$py_dir"; mkdir -p "$py_dir"
   python3 -m pip install -q --disable-pip-version-check --no-deps --target "$py_dir" -r deps/python.txt
   touch "$stamp"
+fi
+# --- Python training stack (python/ptxbench_train, docs/training.md) --------------------------
+# A venv in .deps/python-train holding deps/python-train.txt (every package pinned, installed
+# without resolution). PTXBENCH_SKIP_TRAIN=1 leaves it out (its tests then fail, never pass).
+train_dir="$root/.deps/python-train"
+train_stamp="$train_dir/.installed-$(sha256sum deps/python-train.txt | cut -c1-16)"
+if [ "${PTXBENCH_SKIP_TRAIN:-0}" != 1 ] && [ ! -f "$train_stamp" ]; then
+  echo "setup: installing the training stack (torch, transformers, peft, trl, datasets) into .deps/python-train"
+  train_start=$(date +%s)
+  rm -rf "$train_dir"
+  python3 -m venv "$train_dir"
+  "$train_dir/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
+    -r deps/python-train.txt
+  "$train_dir/bin/python" -c 'import torch, transformers, peft, trl, datasets, matplotlib'
+  echo "setup: training stack installed in $(($(date +%s) - train_start)) s"
+  echo "$(($(date +%s) - train_start))" >"$train_dir/.install-seconds"
+  touch "$train_stamp"
 fi
 echo "setup: ok"
