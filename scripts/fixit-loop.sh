@@ -137,35 +137,53 @@ else
   touch "$work/runs/base/.loop-done"
 fi
 
-# --- 2. Fixit stages: mine, balance, repair, verify, explain, export --------------------------
-fixit_rows="$work/fixit/rows.jsonl"
+# --- 2. Fixit stages: mine, balance, repair, verify, explain, export (docs/fixit.md) ----------
+# `ptxbench fixit all` runs them from a config: the user's (--fixit-config: teacher, recipes,
+# filters) with its Fixit folder and runs set to this loop's. Rows: the first recipe's export.
+rows_files=()
+fixit_fallback() { # --tiny only: a random model's run has nothing to repair
+  rows_files=("$pkg/tests/data/rows.jsonl")
+  log "Fixit: $1; --tiny trains on the shipped example rows ${rows_files[0]}"
+}
 if [ -n "$rows" ]; then
-  fixit_rows="$rows"; log "rows: $rows given, Fixit stages skipped"
-elif [ -s "$fixit_rows" ]; then
-  log "Fixit: $fixit_rows exists, skipped"
-elif ! "$ptxbench" fixit --help >/dev/null 2>&1; then
+  rows_files=("$rows"); log "rows: $rows given, Fixit stages skipped"
+elif ! "$ptxbench" fixit all --help >/dev/null 2>&1; then
   if [ "$tiny" = 1 ]; then
-    fixit_rows="$pkg/tests/data/rows.jsonl"
-    log "Fixit: this ptxbench has no 'fixit' subcommand; --tiny trains on the shipped example rows $fixit_rows"
+    fixit_fallback "this ptxbench has no 'fixit all' subcommand"
   else
-    echo "fixit-loop: $ptxbench has no 'fixit' subcommand (ptxbench fixit mine|balance|repair|verify|explain|export); build a ptxbench that has it or pass --rows FILE" >&2
+    echo "fixit-loop: $ptxbench has no 'fixit all' subcommand (ptxbench fixit mine|balance|repair|verify|explain|export); build a ptxbench that has it, or pass --rows FILE" >&2
     exit 2
   fi
 else
-  mkdir -p "$work/fixit"
-  fixit_args=(fixit all --runs "$work/runs/base" --out "$work/fixit" --rows "$fixit_rows")
-  [ -z "$fixit_config" ] || fixit_args+=(--config "$fixit_config")
-  log "Fixit: $ptxbench ${fixit_args[*]}"
-  "$ptxbench" "${fixit_args[@]}"
+  [ "$tiny" = 1 ] || [ -n "$fixit_config" ] || {
+    echo "fixit-loop: --fixit-config FILE is required (the teacher and recipes of 'ptxbench fixit all', docs/fixit.md), or pass --rows FILE" >&2
+    exit 2; }
+  config_args=(fixit-config --fixit "$work/fixit" --runs "$work/runs/base" --out "$work/fixit.yaml")
+  [ -z "$fixit_config" ] || config_args+=(--config "$fixit_config")
+  [ "$tiny" = 0 ] || config_args+=(--no-gpu --include-unverified)
+  mapfile -t exported < <("${train_cli[@]}" "${config_args[@]}")
+  if [ -f "$work/fixit/.loop-done" ]; then
+    log "Fixit: $work/fixit done, skipped"
+  else
+    log "Fixit: $ptxbench fixit all --config $work/fixit.yaml"
+    if "$ptxbench" fixit all --config "$work/fixit.yaml"; then
+      touch "$work/fixit/.loop-done"
+    elif [ "$tiny" = 1 ]; then
+      log "Fixit: 'ptxbench fixit all' failed (see above)"
+    else
+      exit 1
+    fi
+  fi
+  for f in "${exported[@]}"; do [ -s "$f" ] && rows_files+=("$f"); done
+  if [ ${#rows_files[@]} -eq 0 ]; then
+    if [ "$tiny" = 1 ]; then fixit_fallback "the export holds no rows"
+    else echo "fixit-loop: the Fixit export (${exported[*]}) holds no rows; nothing to train on" >&2; exit 1; fi
+  fi
 fi
-if [ "$tiny" = 1 ] && ! "${train_cli[@]}" check-rows "$fixit_rows" >/dev/null 2>&1; then
-  fixit_rows="$pkg/tests/data/rows.jsonl"
-  log "Fixit: no usable rows from a random model's run; --tiny trains on the shipped example rows"
-fi
-"${train_cli[@]}" check-rows "$fixit_rows"
+"${train_cli[@]}" check-rows "${rows_files[@]}"
 
 # --- 3. train ---------------------------------------------------------------------------------
-train_args=(train --base "$base" --data "$fixit_rows" --out "$work/train" --recipe "$recipe" --gpus "$gpus")
+train_args=(train --base "$base" --data "${rows_files[@]}" --out "$work/train" --recipe "$recipe" --gpus "$gpus")
 [ -z "$revision" ] || train_args+=(--revision "$revision")
 if [ -f "$work/train/run_card.json" ]; then
   log "train: $work/train/run_card.json exists, skipped"

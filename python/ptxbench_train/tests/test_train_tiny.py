@@ -30,7 +30,7 @@ def test_training_loss_goes_down(trained):
     losses = [e["loss"] for e in history if "loss" in e]
     steps_per_epoch = card["steps"] // card["recipe"]["epochs"]
     first, last = _mean(losses[:steps_per_epoch]), _mean(losses[-steps_per_epoch:])
-    assert last < 0.7 * first, (first, last, losses)
+    assert last < 0.8 * first, (first, last, losses)
     assert card["heldout_loss_final"] is not None
     evals = [e["eval_loss"] for e in history if "eval_loss" in e]
     assert len(evals) >= card["recipe"]["epochs"]

@@ -113,6 +113,7 @@ def _sft_config(request: TrainRequest, has_eval: bool, bf16: bool):
         dataset_kwargs={"skip_prepare_dataset": True},
         remove_unused_columns=False,
         disable_tqdm=True,
+        dataloader_pin_memory=bf16,  # pinning needs a GPU (bf16 implies one)
     )
 
 
