@@ -8,6 +8,7 @@
 #
 #   PTXBENCH=path/to/ptxbench bash python/scripts/gpu_loop.sh
 #   STEPS="env model train long serve loop" (default: all)
+#   MODEL_SIZE=gpu TRAIN_LENGTHS="4096 16384" LONG_LENGTH=65536 (smaller ones for a CPU smoke run)
 #
 # Python packages: the machine's python3 with torch/transformers/peft/accelerate; trl and datasets
 # are taken from .whl/ (wheels carried in) when python3 lacks them.
@@ -17,6 +18,9 @@ pkg="$root/python/ptxbench_train"
 results="${OUT:-$root/gpu-loop-out}"
 work=/tmp/gpu-loop
 steps="${STEPS:-env model train long serve loop}"
+model_size="${MODEL_SIZE:-gpu}"
+read -r -a lengths <<<"${TRAIN_LENGTHS:-4096 16384}"
+long="${LONG_LENGTH:-65536}"
 mkdir -p "$results" "$work"
 export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false HF_HUB_OFFLINE=1
 python="${PYTHON:-python3}"
@@ -51,13 +55,15 @@ print("cuda", torch.cuda.is_available(), torch.cuda.get_device_name(0) if torch.
   cat "$work/env.log"
 fi
 
-if want model; then
-  corpus=("$pkg/tests/data/rows.jsonl")
+ensure_model() {
+  [ -f "$model/ptxbench_tiny.json" ] && return 0
+  local corpus=("$pkg/tests/data/rows.jsonl")
   for f in "$root"/context/hopper/*.md "$root"/docs/*.md; do [ -f "$f" ] && corpus+=("$f"); done
-  timed model "${cli[@]}" make-tiny-model "$model" --size gpu --vocab-size 8192 --max-positions 65536 \
-    --corpus "${corpus[@]}"
-  cat "$model/ptxbench_tiny.json"
-fi
+  timed model "${cli[@]}" make-tiny-model "$model" --size "$model_size" --vocab-size 8192 \
+    --max-positions $((long + 1024)) \
+    --corpus "${corpus[@]}" && cat "$model/ptxbench_tiny.json"
+}
+if want model; then ensure_model; fi
 
 # Synthetic rows: Fixit-shaped conversations of about TOKENS tokens each, from the docs' text.
 synth() { # OUT ROWS TOKENS
@@ -123,48 +129,56 @@ PY
   cp "$2/run_card.md" "$results/run_card-$1.md" 2>/dev/null
 }
 
+ensure_rows() { # LENGTH: 64 rows just under LENGTH tokens and a 20-step recipe
+  [ -f "$work/rows-$1.jsonl" ] || synth "$work/rows-$1.jsonl" 64 $(($1 - 200))
+  [ -f "$work/recipe-$1.yaml" ] || recipe_file "$work/recipe-$1.yaml" "$1" 20 2
+}
+
 if want train; then
-  for len in 4096 16384; do
-    synth "$work/rows-$len.jsonl" 64 $((len - 200))
-    recipe_file "$work/recipe-$len.yaml" $len 20 2
+  ensure_model
+  for len in "${lengths[@]}"; do
+    ensure_rows $len
     timed "train-$len" "${cli[@]}" train --base "$model" --data "$work/rows-$len.jsonl" \
       --out "$work/train-$len" --recipe "$work/recipe-$len.yaml" && card_line "train-$len" "$work/train-$len"
   done
-  cp "$work/train-4096/loss.png" "$results/loss-4096.png" 2>/dev/null
+  cp "$work/train-${lengths[0]}/loss.png" "$results/loss-${lengths[0]}.png" 2>/dev/null
 fi
 
-if want long; then  # the reference recipe's length: one row of ~65,000 tokens a step, batch 1 and 2
-  synth "$work/rows-65536.jsonl" 8 65000
+if want long; then  # the reference recipe's length: rows of ~64,000 tokens, batch 1 and 2
+  ensure_model
+  [ -f "$work/rows-$long.jsonl" ] || synth "$work/rows-$long.jsonl" 8 $((long * 64 / 65 - 1000))
   for batch in 1 2; do
-    recipe_file "$work/recipe-65536-b$batch.yaml" 65536 3 $batch
-    timed "train-65536-b$batch" "${cli[@]}" train --base "$model" --data "$work/rows-65536.jsonl" \
-      --out "$work/train-65536-b$batch" --recipe "$work/recipe-65536-b$batch.yaml" \
-      && card_line "train-65536-b$batch" "$work/train-65536-b$batch"
+    recipe_file "$work/recipe-$long-b$batch.yaml" "$long" 3 $batch
+    timed "train-$long-b$batch" "${cli[@]}" train --base "$model" --data "$work/rows-$long.jsonl" \
+      --out "$work/train-$long-b$batch" --recipe "$work/recipe-$long-b$batch.yaml" \
+      && card_line "train-$long-b$batch" "$work/train-$long-b$batch"
   done
 fi
 
 if want serve; then
-  adapter="$work/train-4096/adapter"
+  ensure_model
+  adapter="$work/train-${lengths[0]}/adapter"
   [ -d "$adapter" ] || adapter=""
+  rm -f "$work/ready.json"
   "${cli[@]}" serve --engine builtin --base "$model" --served-name base ${adapter:+--adapter tuned=$adapter} \
-    --port 0 --ready-file "$work/ready.json" --max-new-tokens 256 >"$work/serve.log" 2>&1 &
+    --port 0 --ready-file "$work/ready.json" --max-new-tokens 128 >"$work/serve.log" 2>&1 &
   server=$!
   for _ in $(seq 300); do [ -f "$work/ready.json" ] && break; sleep 1; done
   if [ -f "$work/ready.json" ]; then
     url="$("$python" -c 'import json; print(json.load(open("/tmp/gpu-loop/ready.json"))["base_url"])')"
-    for conc in 1 4; do
-      for name in base ${adapter:+tuned}; do
-        timed "bench-$name-c$conc" "${cli[@]}" bench --base-url "$url" --model "$name" --requests 16 \
-          --concurrency $conc --max-tokens 256 --out "$work/bench-$name-c$conc.json" \
-          && "$python" -c "import json,sys; d=json.load(open(sys.argv[1])); d['measure']=sys.argv[2]; print(json.dumps(d))" \
-               "$work/bench-$name-c$conc.json" "serve-$name-c$conc" >>"$summary"
-      done
+    for run in base:1 base:4 ${adapter:+tuned:1}; do
+      name="${run%%:*}" conc="${run##*:}"
+      timed "bench-$name-c$conc" "${cli[@]}" bench --base-url "$url" --model "$name" --requests 8 \
+        --concurrency "$conc" --max-tokens 128 --out "$work/bench-$name-c$conc.json" \
+        && "$python" -c "import json,sys; d=json.load(open(sys.argv[1])); d['measure']=sys.argv[2]; print(json.dumps(d))" \
+             "$work/bench-$name-c$conc.json" "serve-$name-c$conc" >>"$summary"
     done
   else
     record '{"step": "serve", "rc": 1, "error": "the server did not start"}'
   fi
   kill -TERM $server 2>/dev/null; wait $server
   record "{\"step\": \"serve-stop\", \"rc\": $?}"
+  cp "$work/serve.log" "$work/serve-kept.log"
 fi
 
 if want loop; then
@@ -175,8 +189,10 @@ if want loop; then
   if [ -z "$ptxbench" ]; then
     record '{"step": "loop", "rc": null, "status": "NOT RUN: no ptxbench binary (set PTXBENCH)"}'
   else
-    # The full loop on the 0.6 B random model: base run, Fixit (or the example rows), train, serve
-    # base + adapter, tuned run, report, with the GPU stages on.
+    # The full loop on the 0.6 B random model: base run, train (on the synthetic rows: a random
+    # model's run has nothing to repair), serve base + adapter, tuned run, report; GPU stages on.
+    ensure_model
+    ensure_rows "${lengths[0]}"
     cat >"$work/loop-grid.yaml" <<EOF
 tasks: [gemm_n4096_k4096]
 archs: [hopper]
@@ -186,8 +202,9 @@ turns: 2
 evaluation: {gpu: true, parallel: 2}
 EOF
     PTXBENCH_TRAIN_PYTHON="$python" timed loop bash "$root/scripts/fixit-loop.sh" --base "$model" \
-      --grid "$work/loop-grid.yaml" --recipe "$work/recipe-4096.yaml" --rows "$work/rows-4096.jsonl" \
-      --serve builtin --port 0 --max-tokens 256 --ptxbench "$ptxbench" --work "$work/loop"
+      --grid "$work/loop-grid.yaml" --recipe "$work/recipe-${lengths[0]}.yaml" \
+      --rows "$work/rows-${lengths[0]}.jsonl" \
+      --serve builtin --port 0 --max-tokens 128 --ptxbench "$ptxbench" --work "$work/loop"
     cp "$work/loop/report/summary.md" "$results/loop-report-summary.md" 2>/dev/null
   fi
 fi

@@ -44,7 +44,8 @@ def cmd_make_tiny_model(args) -> int:
 
     corpus = corpus_from_files(args.corpus) if args.corpus else None
     out = build_tiny_model(args.out, size=args.size, corpus=corpus, max_positions=args.max_positions,
-                           seed=args.seed, vocab_size=args.vocab_size)
+                           seed=args.seed, vocab_size=args.vocab_size,
+                           initializer_range=args.initializer_range)
     info = json.loads((out / "ptxbench_tiny.json").read_text())
     print(f"make-tiny-model: {out}: {info['parameters']} parameters, random weights ({args.size})")
     return 0
@@ -185,6 +186,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--max-positions", type=int, default=32768)
     t.add_argument("--vocab-size", type=int, default=2048)
     t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--initializer-range", type=float, help="weight init std (default: 0.1 tiny, else 0.02)")
 
     t = sub.add_parser("train", help="LoRA SFT on exported rows")
     t.add_argument("--base", required=True, help="base model: a local folder or a hub id")

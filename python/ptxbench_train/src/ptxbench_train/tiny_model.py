@@ -70,22 +70,24 @@ def build_tokenizer(corpus: list[str], vocab_size: int = 2048):
 
 def build_tiny_model(out_dir: str | Path, size: str = "tiny", corpus: list[str] | None = None,
                      max_positions: int = 32768, seed: int = 0, vocab_size: int = 2048,
-                     initializer_range: float = 0.1) -> Path:
+                     initializer_range: float | None = None) -> Path:
     """Write a random-weight Qwen2-architecture model and its tokenizer to out_dir."""
     import torch
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     if size not in SIZES:
         raise ValueError(f"size: '{size}' is not one of {', '.join(SIZES)}")
+    if initializer_range is None:
+        initializer_range = 0.1 if size == "tiny" else 0.02
     out_dir = Path(out_dir)
     tokenizer = build_tokenizer(corpus or _default_corpus(), vocab_size)
     config = Qwen2Config(
         vocab_size=len(tokenizer),
         max_position_embeddings=max_positions,
         tie_word_embeddings=True,
-        # Wider than the usual 0.02: with tied embeddings and a normalised last hidden state the
-        # logits of a tiny random model are bounded by the embedding norm, and LoRA (which leaves
-        # the embedding alone) could barely lower the loss.
+        # "tiny" is wider than the usual 0.02: with tied embeddings and a normalised last hidden
+        # state its logits are bounded by the embedding norm, and LoRA (which leaves the
+        # embedding alone) could barely lower the loss.
         initializer_range=initializer_range,
         bos_token_id=tokenizer.convert_tokens_to_ids("<|endoftext|>"),
         eos_token_id=tokenizer.convert_tokens_to_ids("<|im_end|>"),
