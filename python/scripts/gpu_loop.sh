@@ -3,8 +3,8 @@
 # parameter random model from a config, trains LoRA steps on synthetic rows of a few lengths
 # (step time, tokens/s, peak memory; one run at the reference recipe's 65,536-token length),
 # serves it with the built-in server (serving throughput), and runs scripts/fixit-loop.sh end
-# to end on that model. Results go to $OUT (default ./gpu-loop-out): summary.json, summary.md,
-# the run cards, the loss plot and logs.tar.gz.
+# to end on that model. Results go to $OUT (default ./gpu-loop-out): summary.jsonl, summary.md,
+# the loss plot, and logs.tar.gz (every log, run card and the loop's report; no weights).
 #
 #   PTXBENCH=path/to/ptxbench bash python/scripts/gpu_loop.sh
 #   STEPS="env model train long serve loop" (default: all)
@@ -35,7 +35,10 @@ cli=("$python" -m ptxbench_train)
 model="$work/model"
 summary="$work/summary.jsonl"
 : >"$summary"
-archive() { tar -czf "$results/logs.tar.gz" -C "$work" --exclude model --exclude '*.safetensors' . 2>/dev/null; }
+archive() { # logs, run cards, reports; no weights, optimiser states or synthetic rows
+  tar -czf "$results/logs.tar.gz" -C "$work" --exclude ./model --exclude '*.safetensors' --exclude '*.pt' \
+    --exclude '*.bin' --exclude 'rows-*.jsonl' --exclude tiny-model . 2>/dev/null
+}
 record() { echo "$1" >>"$summary"; echo "gpu-loop: $1"; archive; }
 want() { [[ " $steps " == *" $1 "* ]]; }
 timed() { # NAME CMD...: run, log to $work/NAME.log, record status and seconds
@@ -126,7 +129,6 @@ print(json.dumps({"measure": sys.argv[1], "steps": c["steps"], "train_seconds": 
   "gpu_peak_reserved_gib": hw.get("gpu_peak_reserved_gib"), "train_loss": [c["train_loss_first"], c["train_loss_last"]]}))
 PY
   tail -1 "$summary"
-  cp "$2/run_card.md" "$results/run_card-$1.md" 2>/dev/null
 }
 
 ensure_rows() { # LENGTH: 64 rows just under LENGTH tokens and a 20-step recipe
@@ -178,7 +180,6 @@ if want serve; then
   fi
   kill -TERM $server 2>/dev/null; wait $server
   record "{\"step\": \"serve-stop\", \"rc\": $?}"
-  cp "$work/serve.log" "$work/serve-kept.log"
 fi
 
 if want loop; then
@@ -205,7 +206,6 @@ EOF
       --grid "$work/loop-grid.yaml" --recipe "$work/recipe-${lengths[0]}.yaml" \
       --rows "$work/rows-${lengths[0]}.jsonl" \
       --serve builtin --port 0 --max-tokens 128 --ptxbench "$ptxbench" --work "$work/loop"
-    cp "$work/loop/report/summary.md" "$results/loop-report-summary.md" 2>/dev/null
   fi
 fi
 

@@ -89,7 +89,7 @@ def build_tiny_model(out_dir: str | Path, size: str = "tiny", corpus: list[str] 
         # state its logits are bounded by the embedding norm, and LoRA (which leaves the
         # embedding alone) could barely lower the loss.
         initializer_range=initializer_range,
-        bos_token_id=tokenizer.convert_tokens_to_ids("<|endoftext|>"),
+        bos_token_id=None,  # ChatML: no BOS token
         eos_token_id=tokenizer.convert_tokens_to_ids("<|im_end|>"),
         pad_token_id=tokenizer.convert_tokens_to_ids("<|endoftext|>"),
         **SIZES[size],
