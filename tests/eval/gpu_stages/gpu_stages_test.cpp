@@ -186,8 +186,9 @@ TEST_F(GpuStagesTest, ASlowCandidatesSanitizeStageIsBoundedAndHonest) {
               sanitize.message.c_str());
   EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
   EXPECT_LT(seconds, 30.0);
-  if (sanitize.message.find("timed out") != std::string::npos)
+  if (sanitize.message.find("timed out") != std::string::npos) {
     EXPECT_EQ(sanitize.status, StageStatus::kNotChecked);
+  }
 }
 
 // Both candidates are correct in the caller's stream order, so correctness passes every time and

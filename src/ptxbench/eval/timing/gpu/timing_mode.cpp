@@ -395,7 +395,7 @@ int run_timing_mode(const worker::WorkerJob& job) {
   if (loop.stream_rule().violated())
     breaches += (breaches.empty() ? "" : "; ") + loop.stream_rule().message();
   if (!loop.l2_persistence().empty()) {
-    breaches += (breaches.empty() ? "" : "; ") +
+    breaches += std::string(breaches.empty() ? "" : "; ") +
                 "run() kept data persisting in L2 across the flush between timed calls: " +
                 loop.l2_persistence();
   }
