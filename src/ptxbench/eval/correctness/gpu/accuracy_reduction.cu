@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "ptxbench/eval/correctness/gpu/accuracy_reduction.hpp"
-#include "ptxbench/eval/gpu/cuda_check.hpp"
-#include "ptxbench/eval/gpu/device_buffer.hpp"
+#include "ptxbench/eval/worker/gpu/cuda_check.hpp"
+#include "ptxbench/eval/worker/gpu/device_buffer.hpp"
 #include "ptxbench/util/check.hpp"
 
 namespace ptxbench::eval::correctness::gpu {

@@ -2,8 +2,8 @@
 
 #include "ptxbench/eval/correctness/gpu/attention_reference.hpp"
 #include "ptxbench/eval/correctness/gpu/attention_reference_tiles.cuh"
-#include "ptxbench/eval/gpu/cuda_check.hpp"
-#include "ptxbench/eval/gpu/device_buffer.hpp"
+#include "ptxbench/eval/worker/gpu/cuda_check.hpp"
+#include "ptxbench/eval/worker/gpu/device_buffer.hpp"
 #include "ptxbench/util/check.hpp"
 
 namespace ptxbench::eval::correctness::gpu {

@@ -1,5 +1,5 @@
 #include "ptxbench/eval/correctness/gpu/gemm_reference.hpp"
-#include "ptxbench/eval/gpu/cuda_check.hpp"
+#include "ptxbench/eval/worker/gpu/cuda_check.hpp"
 #include "ptxbench/util/check.hpp"
 
 namespace ptxbench::eval::correctness::gpu {

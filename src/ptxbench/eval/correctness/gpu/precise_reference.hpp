@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "ptxbench/eval/gpu/device_buffer.hpp"
-#include "ptxbench/eval/gpu/device_tensors.hpp"
+#include "ptxbench/eval/worker/gpu/device_buffer.hpp"
+#include "ptxbench/eval/worker/gpu/device_tensors.hpp"
 #include "ptxbench/eval/worker/worker_job.hpp"
 #include "ptxbench/util/expected.hpp"
 

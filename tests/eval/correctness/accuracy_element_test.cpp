@@ -5,7 +5,7 @@
 #include <cmath>
 #include <random>
 
-#include "ptxbench/eval/worker/element_rule.hpp"
+#include "ptxbench/eval/correctness/element_rule.hpp"
 
 namespace ptxbench::eval::correctness {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ptxbench/eval/gpu/device_tensors.hpp"
+#include "ptxbench/eval/worker/gpu/device_tensors.hpp"
 
 namespace ptxbench::eval::correctness::test {
 

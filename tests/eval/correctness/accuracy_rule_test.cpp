@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "ptxbench/eval/worker/output_comparison.hpp"
+#include "ptxbench/eval/correctness/output_comparison.hpp"
 
 namespace ptxbench::eval::correctness {
 namespace {

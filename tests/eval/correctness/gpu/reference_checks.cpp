@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ptxbench/eval/worker/output_comparison.hpp"
+#include "ptxbench/eval/correctness/output_comparison.hpp"
 
 namespace ptxbench::eval::correctness::test {
 

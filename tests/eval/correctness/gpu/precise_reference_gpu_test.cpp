@@ -8,7 +8,7 @@
 
 #include "ptxbench/eval/correctness/gpu/accuracy_reduction.hpp"
 #include "ptxbench/eval/correctness/gpu/precise_reference.hpp"
-#include "ptxbench/eval/gpu/gpu_timer.hpp"
+#include "ptxbench/eval/worker/gpu/gpu_timer.hpp"
 #include "reference_checks.hpp"
 
 namespace ptxbench::eval::correctness::test {

@@ -13,9 +13,9 @@
 #include "ptxbench/eval/correctness/accuracy_rule.hpp"
 #include "ptxbench/eval/correctness/gpu/accuracy_reduction.hpp"
 #include "ptxbench/eval/correctness/gpu/precise_reference.hpp"
-#include "ptxbench/eval/gpu/baseline.hpp"
-#include "ptxbench/eval/gpu/gpu_timer.hpp"
-#include "ptxbench/eval/gpu/tensor_kernels.hpp"
+#include "ptxbench/eval/correctness/gpu/baseline.hpp"
+#include "ptxbench/eval/worker/gpu/gpu_timer.hpp"
+#include "ptxbench/eval/correctness/gpu/tensor_kernels.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "reference_checks.hpp"
 
