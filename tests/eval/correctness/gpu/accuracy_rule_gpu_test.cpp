@@ -12,10 +12,10 @@
 #include "numerical_variants.hpp"
 #include "ptxbench/eval/correctness/accuracy_rule.hpp"
 #include "ptxbench/eval/correctness/gpu/accuracy_reduction.hpp"
-#include "ptxbench/eval/correctness/gpu/precise_reference.hpp"
 #include "ptxbench/eval/correctness/gpu/baseline.hpp"
-#include "ptxbench/eval/worker/gpu/gpu_timer.hpp"
+#include "ptxbench/eval/correctness/gpu/precise_reference.hpp"
 #include "ptxbench/eval/correctness/gpu/tensor_kernels.hpp"
+#include "ptxbench/eval/worker/gpu/gpu_timer.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "reference_checks.hpp"
 
@@ -37,13 +37,13 @@ using Candidate = std::function<void(std::span<DeviceTensor> inputs,
 
 task::Task load_task(const std::string& family, const std::string& name, std::int64_t batch = 0,
                      std::int64_t heads = 0) {
-  auto task = task::load_task_file(task::default_tasks_dir() / family / (name + ".json"));
-  if (!task) throw std::runtime_error(task.error().message);
-  for (task::Axis& axis : task->axes) {
+  auto loaded = task::load_task_file(task::default_tasks_dir() / family / (name + ".json"));
+  if (!loaded) throw std::runtime_error(loaded.error().message);
+  for (task::Axis& axis : loaded->axes) {
     if (axis.name == "B" && batch > 0) axis.value = batch;
     if (axis.name == "H" && heads > 0) axis.value = heads;
   }
-  return std::move(task.value());
+  return std::move(loaded.value());
 }
 
 const task::Workload& workload(const task::Task& task, const std::string& name) {

@@ -82,7 +82,7 @@ __global__ void forward_kernel(const __nv_bfloat16* q, const __nv_bfloat16* k,
   const float score_scale = kBase2 ? dims.scale * kLog2e : dims.scale;
   float running_max = -INFINITY, running_sum = 0.0f;
   float acc[WarpRow<D>::kPerLane] = {};
-  std::int64_t keys = dims.causal ? min(dims.kv_len, i + 1) : dims.kv_len;
+  std::int64_t keys = dims.causal && i + 1 < dims.kv_len ? i + 1 : dims.kv_len;
   for (std::int64_t j = 0; j < keys; ++j) {
     float s = score_scale * query.dot(k_head + j * D, lane);
     float new_max = fmaxf(running_max, s);
@@ -135,7 +135,7 @@ __global__ void dq_kernel(const __nv_bfloat16* q, const __nv_bfloat16* k, const 
   const __nv_bfloat16* k_head = k + place.kv_head * dims.kv_len * D;
   const __nv_bfloat16* v_head = v + place.kv_head * dims.kv_len * D;
   float acc[WarpRow<D>::kPerLane] = {};
-  std::int64_t keys = dims.causal ? min(dims.kv_len, i + 1) : dims.kv_len;
+  std::int64_t keys = dims.causal && i + 1 < dims.kv_len ? i + 1 : dims.kv_len;
   for (std::int64_t j = keys - 1; j >= 0; --j) {
     float p = expf(dims.scale * query.dot(k_head + j * D, lane) - lse[row]);
     float ds = p * (grad_out.dot(v_head + j * D, lane) - delta);

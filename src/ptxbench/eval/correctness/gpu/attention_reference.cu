@@ -51,7 +51,8 @@ __global__ void __launch_bounds__(kReferenceThreads)
   }
   float acc[Shape::micro_rows][Shape::micro_cols] = {};
   std::int64_t key_end = dims.kv_len;
-  if (dims.causal) key_end = min(key_end, q0 + Shape::rows);  // later keys are masked for all
+  if (dims.causal && q0 + Shape::rows < key_end)
+    key_end = q0 + Shape::rows;  // later keys are masked for all
 
   for (std::int64_t k0 = 0; k0 < key_end; k0 += Shape::rows) {
     __syncthreads();  // the previous tile's P and V are consumed
@@ -216,7 +217,7 @@ __global__ void __launch_bounds__(kReferenceThreads)
                      dims.q_len);
   float acc[Shape::micro_rows][Shape::micro_cols] = {};
   std::int64_t key_end = dims.kv_len;
-  if (dims.causal) key_end = min(key_end, q0 + Shape::rows);
+  if (dims.causal && q0 + Shape::rows < key_end) key_end = q0 + Shape::rows;
   for (std::int64_t k0 = 0; k0 < key_end; k0 += Shape::rows) {
     __syncthreads();
     load_rows<D>(tiles.k, k_head, k0, dims.kv_len);
