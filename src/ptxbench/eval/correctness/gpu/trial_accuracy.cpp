@@ -1,5 +1,6 @@
 #include "ptxbench/eval/correctness/gpu/trial_accuracy.hpp"
 
+#include "ptxbench/eval/correctness/accuracy_rule.hpp"
 #include "ptxbench/eval/correctness/gpu/accuracy_reduction.hpp"
 #include "ptxbench/eval/correctness/gpu/precise_reference.hpp"
 
