@@ -134,9 +134,9 @@ INSTANTIATE_TEST_SUITE_P(HeadDimsAndMasks, AttentionReference,
                                            AttentionCase{96, true}, AttentionCase{128, false},
                                            AttentionCase{128, true}, AttentionCase{256, false},
                                            AttentionCase{256, true}),
-                         [](const auto& info) {
-                           return "D" + std::to_string(info.param.dim) +
-                                  (info.param.causal ? "_causal" : "");
+                         [](const auto& param_info) {
+                           return "D" + std::to_string(param_info.param.dim) +
+                                  (param_info.param.causal ? "_causal" : "");
                          });
 
 TEST(AccuracyReduction, MatchesTheCpuImplementation) {
