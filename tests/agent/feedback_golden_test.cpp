@@ -69,6 +69,45 @@ TEST(Feedback, ShowsErrorsTimesAndFamilies) {
   EXPECT_NE(passed.find("target 1.00x"), std::string::npos);
 }
 
+// docs/correctness.md: the feedback names the deciding rule and gives both rules' figures, and
+// shows a passed output where the rules disagree.
+TEST(Feedback, ShowsBothCorrectnessRules) {
+  eval::Evaluation e = testing::incorrect();
+  eval::OutputCheck& failed = e.workloads[1].outputs[0];
+  failed.rule = task::CorrectnessRule::kAsAccurateAsLibrary;
+  failed.matches_library = false;
+  eval::correctness::AccuracyFigures figures;
+  figures.max_abs = {.candidate = 3.25, .library = 0.01, .budget = 0.5};
+  figures.mean_abs = {.candidate = 0.2, .library = 0.001, .budget = 0.003};
+  figures.relative_frobenius = {.candidate = 0.1, .library = 0.002, .budget = 0.008};
+  figures.compared = 1000;
+  failed.accuracy = figures;
+  eval::OutputCheck& passed = e.workloads[0].outputs[0];
+  passed.rule = task::CorrectnessRule::kAsAccurateAsLibrary;
+  passed.matches_library = false;  // a near-tie the library's own error explains
+  figures.max_abs = {.candidate = 0.5, .library = 0.5, .budget = 1.0};
+  figures.mean_abs = {.candidate = 0.001, .library = 0.001, .budget = 0.003};
+  figures.relative_frobenius = {.candidate = 0.002, .library = 0.002, .budget = 0.008};
+  figures.passed = true;
+  passed.accuracy = figures;
+  std::string text = render_feedback(e, {});
+  EXPECT_NE(text.find("decided by the rule \"as_accurate_as_library\": matches the library (the "
+                      "errors above, against the library's output): no; as accurate as the "
+                      "library: no (vs high-precision reference: max abs 3.25 (library 0.01)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("mean abs error 0.2 > budget 0.003 (library 0.001)"), std::string::npos);
+  EXPECT_NE(text.find("  - output C: max abs error 0.0039"), std::string::npos)
+      << "the passed output where the rules disagree is shown";
+  EXPECT_NE(text.find("as accurate as the library: yes (vs high-precision reference: max abs 0.5"),
+            std::string::npos);
+  failed.accuracy.reset();
+  failed.accuracy_unavailable = "no high-precision reference for op_type conv";
+  EXPECT_NE(render_feedback(e, {}).find("as accurate as the library: not measured (no "
+                                        "high-precision reference for op_type conv)"),
+            std::string::npos);
+}
+
 TEST(Feedback, TrimsLongCompilerLogs) {
   std::string text = render_feedback(testing::compile_error(), {.compiler_log_lines = 5});
   EXPECT_NE(text.find("[... 56 more lines not shown]"), std::string::npos);

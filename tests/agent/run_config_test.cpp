@@ -25,7 +25,7 @@ samples: 3
 turns: 4
 history: last-2
 target_speedup: 1.0
-evaluation: {gpu: false, parallel: 2, compile_timeout_s: 120}
+evaluation: {gpu: false, parallel: 2, compile_timeout_s: 120, correctness_rule: matches_library}
 models:
   - name: local
     provider: openai
@@ -44,6 +44,7 @@ models:
   EXPECT_EQ(config->target_speedup, 1.0);
   EXPECT_FALSE(config->evaluation.gpu);
   EXPECT_EQ(config->evaluation.compile_timeout, std::chrono::seconds(120));
+  EXPECT_EQ(config->evaluation.correctness_rule, task::CorrectnessRule::kMatchesLibrary);
   ASSERT_EQ(config->models.size(), 2u);
   EXPECT_EQ(config->models[0].api_key_env, "");
   EXPECT_EQ(config->models[0].model, "1.5") << "a quoted scalar stays a string";
@@ -58,6 +59,7 @@ TEST(RunConfig, RejectsMistakes) {
   EXPECT_FALSE(parse("contexts: [all]"));
   EXPECT_FALSE(parse("history: recent"));
   EXPECT_FALSE(parse("evaluation: {gpus: 2}"));
+  EXPECT_FALSE(parse("evaluation: {correctness_rule: close_enough}"));
   EXPECT_FALSE(parse("models: [{name: x, provider: openai, tempertaure: 1}]"));
   auto broken = parse("tasks: [core");
   ASSERT_FALSE(broken);

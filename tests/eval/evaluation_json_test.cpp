@@ -56,7 +56,20 @@ Evaluation full_record() {
                        .matched_ratio = 0.9999,
                        .first_bad_index = 77,
                        .nan_count = 1,
-                       .passed = false});
+                       .passed = false,
+                       .rule = task::CorrectnessRule::kAsAccurateAsLibrary,
+                       .matches_library = false});
+  correctness::AccuracyFigures figures;
+  figures.max_abs = {.candidate = 0.5, .library = 0.1, .budget = 0.3};
+  figures.candidate_duels_lost = 5;
+  figures.first_lost_index = 77;
+  figures.compared = 1000;
+  w.outputs.back().accuracy = figures;
+  w.outputs.push_back({.name = "LSE",
+                       .matched_ratio = 1,
+                       .passed = true,
+                       .matches_library = true,
+                       .accuracy_unavailable = "no high-precision reference"});
   w.candidate = TimingStats{.median_ms = 0.75, .samples = 50, .converged = true};
   w.baseline = TimingStats{.median_ms = 0.73};
   w.speedup = 0.97;
@@ -96,6 +109,27 @@ TEST(EvaluationJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(back->kernels[0].launched->cluster[0], 2);
   ASSERT_TRUE(back->workloads[0].speed_of_light.has_value());
   EXPECT_DOUBLE_EQ(back->workloads[0].speed_of_light->fraction, 0.81);
+  const auto& outputs = json["workloads"][0]["outputs"];
+  EXPECT_EQ(outputs[0]["rule"], "as_accurate_as_library");
+  EXPECT_EQ(outputs[0]["as_accurate"], false);
+  EXPECT_EQ(outputs[0]["accuracy"]["candidate_duels_lost"], 5);
+  EXPECT_TRUE(outputs[1]["as_accurate"].is_null());
+  EXPECT_EQ(outputs[1]["rule"], "matches_library");
+}
+
+TEST(EvaluationJson, RecordsWithoutTheRuleFieldsReadAsTheElementRule) {
+  auto json = to_json(full_record());
+  auto& output = json["workloads"][0]["outputs"][0];
+  for (const char* key : {"rule", "matches_library", "as_accurate", "accuracy"}) output.erase(key);
+  output["passed"] = true;
+  auto back = evaluation_from_json(json);
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  const OutputCheck& check = back->workloads[0].outputs[0];
+  EXPECT_EQ(check.rule, task::CorrectnessRule::kMatchesLibrary);
+  EXPECT_TRUE(check.matches_library);
+  EXPECT_FALSE(check.accuracy.has_value());
+  output["rule"] = "close_enough";
+  EXPECT_FALSE(evaluation_from_json(json).has_value());
 }
 
 TEST(EvaluationJson, OtherSchemaVersionsAreRefused) {

@@ -90,6 +90,17 @@ TEST(TaskPrompt, HoldsTheTaskHeadlineFamiliesAndJudging) {
   }
 }
 
+TEST(TaskPrompt, DescribesTheTasksCorrectnessRule) {
+  task::Task task = gemm_task();
+  std::string text = build_task_prompt(task, arch::Arch::kHopper);
+  EXPECT_TRUE(contains(text, "compared\n   with a high-precision reference")) << text;
+  EXPECT_TRUE(contains(text, "at most twice the library's"));
+  task.tolerance.rule = task::CorrectnessRule::kMatchesLibrary;
+  text = build_task_prompt(task, arch::Arch::kHopper);
+  EXPECT_TRUE(contains(text, "An element fails when |out - ref| > 0.01")) << text;
+  EXPECT_FALSE(contains(text, "high-precision"));
+}
+
 TEST(Prompt, BuildsFromTheBuiltInContextDocuments) {
   if (!std::filesystem::exists(default_context_dir())) {
     GTEST_SKIP() << "no context/ directory in this tree: " << default_context_dir();

@@ -144,7 +144,8 @@ TEST(Report, WritesEveryFormAndTheSchemaOfTheMainTables) {
                                           "verified_any_lo",
                                           "verified_any_hi",
                                           "verified_any_k",
-                                          "verified_any_n"};
+                                          "verified_any_n",
+                                          "correctness_rule"};
   EXPECT_EQ(header, expected);
   const auto speedup_header = read_csv(root.path() / "out" / "tables" / "speedup.csv").at(0);
   for (const char* column : {"best", "best_lo", "best_hi", "median", "median_lo", "median_hi",

@@ -26,7 +26,8 @@ ordered_json valid_task() {
     "inputs": {"Z": {"shape": ["M", "K"], "dtype": "bfloat16"},
                "A": {"shape": ["N", "K"], "dtype": "bfloat16"}},
     "outputs": {"C": {"shape": ["M", "N"], "dtype": "float32"}},
-    "tolerance": {"atol": 0.01, "rtol": 0.02, "required_matched_ratio": 0.99},
+    "tolerance": {"atol": 0.01, "rtol": 0.02, "required_matched_ratio": 0.99,
+                  "rule": "matches_library"},
     "baseline": "cublaslt.gemm_bf16_nt",
     "requested": {"hopper": ["GMMA", "TMA"]},
     "workloads": [
@@ -61,6 +62,7 @@ TEST(TaskParse, ValidTaskKeepsFileOrderAndValues) {
   EXPECT_EQ(task->axes[1].value, 256);
   EXPECT_DOUBLE_EQ(task->tolerance.rtol, 0.02);
   EXPECT_DOUBLE_EQ(task->tolerance.required_matched_ratio, 0.99);
+  EXPECT_EQ(task->tolerance.rule, CorrectnessRule::kMatchesLibrary);
   EXPECT_EQ(task->split, "train");
   EXPECT_FALSE(task->core);
   EXPECT_EQ(task->headline().name, "big");
@@ -160,6 +162,10 @@ INSTANTIATE_TEST_SUITE_P(
                     "tolerance.required_matched_ratio: must be in [0, 1]"},
         BadTaskCase{"NegativeAtol", [](ordered_json& j) { j["tolerance"]["atol"] = -1; },
                     "tolerance.atol: must be in"},
+        BadTaskCase{"UnknownRule", [](ordered_json& j) { j["tolerance"]["rule"] = "close_enough"; },
+                    "tolerance.rule: must be \"matches_library\" or \"as_accurate_as_library\""},
+        BadTaskCase{"UnknownToleranceField", [](ordered_json& j) { j["tolerance"]["atl"] = 0.1; },
+                    "tolerance.atl: unknown field"},
         BadTaskCase{"BadSplit", [](ordered_json& j) { j["split"] = "test"; },
                     "split: unknown 'test'"},
         BadTaskCase{"UnknownField", [](ordered_json& j) { j["worklaods"] = ordered_json::array(); },

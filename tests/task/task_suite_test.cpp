@@ -165,6 +165,7 @@ TEST_F(BuiltInSuite, EveryTaskHasNormalAndSpikyInputsAndTheDefaultTolerance) {
     EXPECT_EQ(t.headline().distribution, Distribution::kNormal);
     EXPECT_DOUBLE_EQ(t.tolerance.atol, 1e-2);
     EXPECT_DOUBLE_EQ(t.tolerance.rtol, 1e-2);
+    EXPECT_EQ(t.tolerance.rule, CorrectnessRule::kAsAccurateAsLibrary);  // the default
     EXPECT_DOUBLE_EQ(t.tolerance.required_matched_ratio, 1.0);
   }
 }

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <vector>
 
+#include "ptxbench/eval/correctness/accuracy_rule.hpp"
 #include "ptxbench/prompt/task_prompt.hpp"
 
 namespace ptxbench::agent {
@@ -116,9 +117,28 @@ void render_families(const Evaluation& evaluation, std::string& out) {
   out += "\n### Requested instructions\n\n" + lines;
 }
 
+// Both correctness rules (docs/correctness.md) and which one decided, where the judge measured
+// against the high-precision reference.
+std::string correctness_rules_line(const eval::OutputCheck& check) {
+  if (!check.accuracy) {
+    if (check.accuracy_unavailable.empty()) return "";
+    return "    - as accurate as the library: not measured (" + check.accuracy_unavailable + ")\n";
+  }
+  const auto& figures = *check.accuracy;
+  std::string line = fmt::format(
+      "    - decided by the rule \"{}\": matches the library (the errors above, against the "
+      "library's output): {}; as accurate as the library: {} ({})",
+      task::to_string(check.rule), check.matches_library ? "yes" : "no",
+      figures.passed ? "yes" : "no", eval::correctness::accuracy_summary(figures));
+  if (!figures.passed) line += "; " + eval::correctness::accuracy_failure(figures);
+  return line + "\n";
+}
+
 void render_output_checks(const eval::WorkloadResult& workload, std::string& out) {
   for (const auto& check : workload.outputs) {
-    if (check.passed) continue;
+    // A passed output is worth a line only where the two rules disagree.
+    const bool rules_disagree = check.accuracy && check.accuracy->passed != check.matches_library;
+    if (check.passed && !rules_disagree) continue;
     out += fmt::format(
         "  - output {}: max abs error {:.3g}, max rel error {:.3g}, {:.2f}% of "
         "elements within tolerance",
@@ -127,7 +147,7 @@ void render_output_checks(const eval::WorkloadResult& workload, std::string& out
       out += fmt::format(", first bad element at flat index {}", check.first_bad_index);
     if (check.nan_count > 0) out += fmt::format(", {} NaN", check.nan_count);
     if (check.inf_count > 0) out += fmt::format(", {} Inf", check.inf_count);
-    out += "\n";
+    out += "\n" + correctness_rules_line(check);
   }
 }
 

@@ -57,6 +57,9 @@ util::Expected<EvaluationSettings> evaluation_from_json(const Json& json) {
     } else if (key == "compile_timeout_s" && value.is_number() && value.get<double>() > 0) {
       settings.compile_timeout =
           std::chrono::seconds(static_cast<std::int64_t>(value.get<double>()));
+    } else if (key == "correctness_rule" && value.is_string() &&
+               task::parse_correctness_rule(value.get<std::string>())) {
+      settings.correctness_rule = task::parse_correctness_rule(value.get<std::string>());
     } else {
       return util::make_error(
           fmt::format("evaluation.{}: unknown field or wrong value {}", key, value.dump()));
@@ -239,6 +242,8 @@ Json to_json(const RunConfig& config, const std::vector<const task::Task*>& task
   json["evaluation"] = {{"gpu", config.evaluation.gpu},
                         {"parallel", config.evaluation.parallel},
                         {"compile_timeout_s", config.evaluation.compile_timeout.count()}};
+  if (config.evaluation.correctness_rule)
+    json["evaluation"]["correctness_rule"] = task::to_string(*config.evaluation.correctness_rule);
   json["task_selectors"] = config.tasks;
   json["tasks_dir"] = config.tasks_dir.string();
   json["context_dir"] = config.context_dir.string();

@@ -24,6 +24,8 @@ struct EvaluationSettings {
   bool gpu = true;   // run the GPU stages where a GPU of the arch exists
   int parallel = 0;  // evaluations at once; 0: the number of CPU cores
   std::chrono::seconds compile_timeout{180};
+  // Overrides every task's tolerance.rule (docs/correctness.md); unset: each task's own.
+  std::optional<task::CorrectnessRule> correctness_rule;
 };
 
 struct RunConfig {

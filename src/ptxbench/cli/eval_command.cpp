@@ -7,6 +7,7 @@
 // .markdown, .txt) give their last fenced code block; sources (.cu, .cuh, .cpp) are taken whole.
 // Exit 0 when every verdict is PASSED or NOT_RUN, 1 when any candidate failed a stage, 3 when
 // ptxbench itself failed, 128 + signal when stopped by SIGTERM / SIGINT.
+// --correctness-rule RULE overrides every task's tolerance.rule (docs/correctness.md).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -41,6 +42,7 @@ struct EvalOptions {
   std::string tasks_dir;
   bool no_gpu = false;
   int compile_timeout_seconds = 180;
+  std::string correctness_rule;  // empty: each task's tolerance.rule
 };
 
 constexpr std::array<std::string_view, 3> kMarkdownExtensions{".md", ".markdown", ".txt"};
@@ -95,6 +97,17 @@ int run_eval(const EvalOptions& options) {
   if (!suite) {
     fmt::print(stderr, "ptxbench eval: {}\n", suite.error().message);
     return kExitUsage;
+  }
+  if (!options.correctness_rule.empty()) {
+    auto rule = task::parse_correctness_rule(options.correctness_rule);
+    if (!rule) {
+      fmt::print(stderr,
+                 "ptxbench eval: --correctness-rule {}: expected as_accurate_as_library or "
+                 "matches_library\n",
+                 options.correctness_rule);
+      return kExitUsage;
+    }
+    for (auto& task : *suite) task.tolerance.rule = *rule;
   }
   auto tasks = select_tasks(*suite, options.tasks);
   if (!tasks) {
@@ -188,6 +201,9 @@ void add_eval_command(CLI::App& app, CommandContext& context) {
       ->check(CLI::PositiveNumber);
   sub->add_flag("--no-gpu", options->no_gpu,
                 "Stop after the static stages even where a GPU is present");
+  sub->add_option("--correctness-rule", options->correctness_rule,
+                  "as_accurate_as_library or matches_library: the rule that decides every "
+                  "task's correctness (default: each task's tolerance.rule; docs/correctness.md)");
   sub->add_option("--time-workloads", options->time_workloads,
                   "Workloads the timing stage times: headline (default), all, or a comma list "
                   "of workload names (M8192,M8828; a task lacking one skips it). The verdict "

@@ -36,6 +36,7 @@ struct RunFlags {
   std::optional<double> target_speedup;
   std::string tasks_dir, context_dir;
   bool no_gpu = false;
+  std::string correctness_rule;
 };
 
 util::Expected<model::ProviderConfig> model_from_flags(const RunFlags& flags) {
@@ -97,6 +98,14 @@ util::Expected<agent::RunConfig> resolve_config(const RunFlags& flags) {
   if (flags.target_speedup) config.target_speedup = *flags.target_speedup;
   if (flags.parallel) config.evaluation.parallel = *flags.parallel;
   if (flags.no_gpu) config.evaluation.gpu = false;
+  if (!flags.correctness_rule.empty()) {
+    auto rule = task::parse_correctness_rule(flags.correctness_rule);
+    if (!rule) {
+      return util::make_error("--correctness-rule " + flags.correctness_rule +
+                              ": expected as_accurate_as_library or matches_library");
+    }
+    config.evaluation.correctness_rule = rule;
+  }
   if (!flags.tasks_dir.empty()) config.tasks_dir = flags.tasks_dir;
   if (!flags.context_dir.empty()) config.context_dir = flags.context_dir;
   if (auto valid = agent::validate(config); !valid) return valid.error();
@@ -114,6 +123,9 @@ int run_run(const RunFlags& flags) {
   if (!suite) {
     fmt::print(stderr, "ptxbench run: {}\n", suite.error().message);
     return kExitUsage;
+  }
+  if (config->evaluation.correctness_rule) {
+    for (auto& task : *suite) task.tolerance.rule = *config->evaluation.correctness_rule;
   }
   auto tasks = agent::select_tasks(*suite, config->tasks);
   if (!tasks) {
@@ -217,6 +229,9 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   sub->add_option("--target-speedup", flags->target_speedup, "Stop a trajectory once reached");
   sub->add_option("--parallel", flags->parallel, "Evaluations at once (default: CPU cores)");
   sub->add_flag("--no-gpu", flags->no_gpu, "Stop after compile and static SASS");
+  sub->add_option("--correctness-rule", flags->correctness_rule,
+                  "as_accurate_as_library or matches_library: overrides every task's "
+                  "tolerance.rule (docs/correctness.md)");
   sub->add_option("--tasks-dir", flags->tasks_dir, "Task suite (default: built-in)");
   sub->add_option("--context-dir", flags->context_dir, "Context documents (default: built-in)");
   sub->callback([flags, &context] { context.exit_code = run_run(*flags); });

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "ptxbench/arch/arch.hpp"
+#include "ptxbench/eval/correctness/accuracy_rule.hpp"
+#include "ptxbench/task/task.hpp"
 
 namespace ptxbench::eval {
 
@@ -116,7 +118,14 @@ struct OutputCheck {
   std::int64_t first_bad_index = -1;  // flat index of the first failing element, -1 if none
   std::int64_t nan_count = 0;
   std::int64_t inf_count = 0;
-  bool passed = false;
+  bool passed = false;  // by `rule`
+  // docs/correctness.md: the rule that decided `passed`, the original element rule's verdict
+  // against the library ("matches the library"), and the figures against the high-precision
+  // reference ("as accurate as the library"; its verdict is accuracy->passed).
+  task::CorrectnessRule rule = task::CorrectnessRule::kMatchesLibrary;
+  bool matches_library = false;
+  std::optional<correctness::AccuracyFigures> accuracy;
+  std::string accuracy_unavailable;  // why there are no figures, when there are none
 };
 
 struct TimingStats {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "ptxbench/eval/correctness/accuracy_figures_json.hpp"
+
 namespace ptxbench::eval {
 namespace {
 using nlohmann::json;
@@ -23,6 +25,22 @@ T get_or(const json& j, const char* key, T fallback) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
   return it->get<T>();
+}
+
+// Records written before the two rules existed were judged by the element rule alone.
+void read_accuracy(const json& o, OutputCheck& check) {
+  check.rule = task::CorrectnessRule::kMatchesLibrary;
+  if (auto rule = o.find("rule"); rule != o.end() && rule->is_string()) {
+    auto parsed = task::parse_correctness_rule(rule->get<std::string>());
+    if (!parsed) {
+      throw std::runtime_error("outputs.rule: unknown '" + rule->get<std::string>() + "'");
+    }
+    check.rule = *parsed;
+  }
+  check.matches_library = get_or(o, "matches_library", check.passed);
+  if (auto a = o.find("accuracy"); a != o.end() && a->is_object())
+    check.accuracy = correctness::accuracy_figures_from_json(*a);
+  check.accuracy_unavailable = get_or<std::string>(o, "accuracy_unavailable", "");
 }
 
 json timing_to_json(const TimingStats& t) {
@@ -163,14 +181,20 @@ json to_json(const Evaluation& e) {
             {"trials", w.trials}};
     wj["outputs"] = json::array();
     for (const auto& o : w.outputs) {
-      wj["outputs"].push_back({{"name", o.name},
-                               {"max_abs_error", o.max_abs_error},
-                               {"max_rel_error", o.max_rel_error},
-                               {"matched_ratio", o.matched_ratio},
-                               {"first_bad_index", o.first_bad_index},
-                               {"nan_count", o.nan_count},
-                               {"inf_count", o.inf_count},
-                               {"passed", o.passed}});
+      json oj{{"name", o.name},
+              {"max_abs_error", o.max_abs_error},
+              {"max_rel_error", o.max_rel_error},
+              {"matched_ratio", o.matched_ratio},
+              {"first_bad_index", o.first_bad_index},
+              {"nan_count", o.nan_count},
+              {"inf_count", o.inf_count},
+              {"passed", o.passed},
+              {"rule", std::string(task::to_string(o.rule))},
+              {"matches_library", o.matches_library}};
+      oj["as_accurate"] = o.accuracy ? json(o.accuracy->passed) : json(nullptr);
+      oj["accuracy"] = o.accuracy ? correctness::to_json(*o.accuracy) : json(nullptr);
+      if (!o.accuracy_unavailable.empty()) oj["accuracy_unavailable"] = o.accuracy_unavailable;
+      wj["outputs"].push_back(std::move(oj));
     }
     wj["candidate"] = w.candidate ? timing_to_json(*w.candidate) : json(nullptr);
     wj["baseline"] = w.baseline ? timing_to_json(*w.baseline) : json(nullptr);
@@ -255,6 +279,7 @@ util::Expected<Evaluation> evaluation_from_json(const json& j) {
                                         .nan_count = get_or<std::int64_t>(o, "nan_count", 0),
                                         .inf_count = get_or<std::int64_t>(o, "inf_count", 0),
                                         .passed = get_or(o, "passed", false)});
+        read_accuracy(o, r.outputs.back());
       }
       if (auto c = w.find("candidate"); c != w.end() && c->is_object()) r.candidate = timing_from_json(*c);
       if (auto b = w.find("baseline"); b != w.end() && b->is_object()) r.baseline = timing_from_json(*b);

@@ -27,6 +27,22 @@ std::string axes_text(const task::Workload& workload) {
   return out;
 }
 
+// How outputs are compared, under the task's rule (docs/correctness.md).
+std::string correctness_sentence(const task::Tolerance& tolerance) {
+  if (tolerance.rule == task::CorrectnessRule::kMatchesLibrary) {
+    return fmt::format(
+        "An element fails when |out - ref| > {} and\n   |out - ref| / (|ref| + 1e-8) > {} (ref: "
+        "the vendor library's output)",
+        tolerance.atol, tolerance.rtol);
+  }
+  return fmt::format(
+      "Your outputs and the vendor library's are both compared\n   with a high-precision "
+      "reference: your error may be at most twice the library's (max,\n   mean and relative "
+      "Frobenius norm), and you may be off by more than twice the library's\n   error + {} + {} "
+      "* |ref| at no more than twice as many elements as the library",
+      tolerance.atol, tolerance.rtol);
+}
+
 }  // namespace
 
 std::string describe_family(std::string_view family) {
@@ -68,12 +84,11 @@ std::string build_task_prompt(const task::Task& task, arch::Arch arch) {
       "   run under instruction counters must show them executing and doing a substantial share\n"
       "   of the work (a token instruction does not count).\n"
       "3. Every workload is checked over several trials with fresh random inputs and outputs\n"
-      "   poisoned with NaN beforehand. An element fails when |out - ref| > {} and\n"
-      "   |out - ref| / (|ref| + 1e-8) > {}; NaN, Inf, unwritten outputs and modified inputs "
+      "   poisoned with NaN beforehand. {}; NaN, Inf, unwritten outputs and modified inputs "
       "fail.\n"
       "4. The headline workload `{}` ({}) is timed with a cold L2 against `{}`;\n"
       "   speedup = baseline time / your time. Higher is better once the answer is correct.\n",
-      target.sm, task.tolerance.atol, task.tolerance.rtol, headline.name, axes_text(headline),
+      target.sm, correctness_sentence(task.tolerance), headline.name, axes_text(headline),
       task.baseline);
   text += "\nYou will get the evaluation back and can answer again with an improved file.\n";
   return text;

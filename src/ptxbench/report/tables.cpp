@@ -53,14 +53,24 @@ Table correctness_table(const ReportData& data) {
                   "every requested family executed substantially"),
           measure("verified_any",
                   "share with a correct kernel in which any requested family executed, within t "
-                  "turns (the original research's rule)"))};
+                  "turns (the original research's rule)"),
+          text("correctness_rule",
+               "the rule(s) that decided correct (docs/correctness.md): as_accurate_as_library "
+               "or matches_library (the original research's); several joined by +"))};
   for (const auto& [key, set] : data.cells) {
+    std::set<std::string> rules;
+    for (const auto* trajectory : set) {
+      for (const auto& turn : trajectory->turns) {
+        if (!turn.correctness_rule.empty()) rules.insert(turn.correctness_rule);
+      }
+    }
+    const std::string rule = fmt::format("{}", fmt::join(rules, "+"));
     for (int t : data.turn_limits) {
       const auto& m = data.metrics(key, t);
       auto row = key_cells(key);
       append(row, {std::int64_t{t}, std::int64_t{m.trajectories}, std::int64_t{m.max_turns},
                    measure_of(m.compiled), measure_of(m.correct), measure_of(m.verified),
-                   measure_of(m.verified_any)});
+                   measure_of(m.verified_any), rule});
       table.add_row(std::move(row));
     }
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "ptxbench/prompt/context_level.hpp"
 
@@ -42,12 +43,26 @@ json parse_without_messages(std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+std::string correctness_rule_of(const eval::Evaluation& evaluation) {
+  std::set<std::string> rules;
+  for (const auto& workload : evaluation.workloads) {
+    for (const auto& output : workload.outputs)
+      rules.insert(std::string(task::to_string(output.rule)));
+  }
+  return fmt::format("{}", fmt::join(rules, "+"));
+}
+
+}  // namespace
+
 TurnRecord turn_from_evaluation(int turn, const eval::Evaluation& evaluation) {
   TurnRecord record{.turn = turn,
                     .verdict = evaluation.verdict,
                     .compiled = compiled_of(evaluation),
                     .any_requested_executed = evaluation.any_requested_executed(),
-                    .speedup = evaluation.headline_speedup()};
+                    .speedup = evaluation.headline_speedup(),
+                    .correctness_rule = correctness_rule_of(evaluation)};
   if (evaluation.verdict == eval::Verdict::kCompileError) {
     const auto* stage = evaluation.find_stage(eval::Stage::kCompile);
     const std::string message =

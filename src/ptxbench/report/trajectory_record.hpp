@@ -29,6 +29,9 @@ struct TurnRecord {
   std::optional<std::int64_t> reasoning_tokens;
   std::optional<double> latency_s;
   std::optional<double> cost_usd;
+  // The rule(s) that decided correctness (docs/correctness.md): "as_accurate_as_library",
+  // "matches_library", both joined by "+" when outputs differed; "" when nothing was judged.
+  std::string correctness_rule;
 
   bool correct() const { return eval::is_correct(verdict); }
   bool verified() const { return verdict == eval::Verdict::kPassed; }

@@ -31,6 +31,11 @@ constexpr std::array<std::pair<Distribution, std::string_view>, 3> kDistribution
     {Distribution::kSpiky, "spiky"},
 }};
 
+constexpr std::array<std::pair<CorrectnessRule, std::string_view>, 2> kCorrectnessRules{{
+    {CorrectnessRule::kMatchesLibrary, "matches_library"},
+    {CorrectnessRule::kAsAccurateAsLibrary, "as_accurate_as_library"},
+}};
+
 const DTypeInfo& dtype_info(DType dtype) {
   auto it = std::find_if(kDTypes.begin(), kDTypes.end(),
                          [dtype](const DTypeInfo& d) { return d.dtype == dtype; });
@@ -71,6 +76,20 @@ std::string_view to_string(Distribution distribution) {
     if (d == distribution) return name;
   }
   PTXBENCH_CHECK(false, "unknown Distribution");
+}
+
+std::string_view to_string(CorrectnessRule rule) {
+  for (const auto& [r, name] : kCorrectnessRules) {
+    if (r == rule) return name;
+  }
+  PTXBENCH_CHECK(false, "unknown CorrectnessRule");
+}
+
+std::optional<CorrectnessRule> parse_correctness_rule(std::string_view name) {
+  for (const auto& [r, n] : kCorrectnessRules) {
+    if (n == name) return r;
+  }
+  return std::nullopt;
 }
 
 std::optional<Distribution> parse_distribution(std::string_view name) {

@@ -32,10 +32,18 @@ struct TensorSpec {
   std::string description;
 };
 
+// Which rule decides correctness (docs/correctness.md): the original research's element rule
+// against the library's output, or the candidate's error against a high-precision reference
+// with the library's own error as the budget.
+enum class CorrectnessRule { kMatchesLibrary, kAsAccurateAsLibrary };
+std::string_view to_string(CorrectnessRule rule);  // "matches_library", "as_accurate_as_library"
+std::optional<CorrectnessRule> parse_correctness_rule(std::string_view name);
+
 struct Tolerance {
   double atol = 1e-2;
   double rtol = 1e-2;
   double required_matched_ratio = 1.0;    // share of elements that must pass the element rule
+  CorrectnessRule rule = CorrectnessRule::kAsAccurateAsLibrary;  // "rule": optional in a file
 };
 
 enum class Distribution { kNormal, kUniform, kSpiky };

@@ -224,6 +224,18 @@ void read_tolerance(const Json& json, Task& task, Problems& problems) {
   number("required_matched_ratio", task.tolerance.required_matched_ratio, 0, 1);
   if (task.tolerance.required_matched_ratio == 0)
     problems.add("tolerance.required_matched_ratio", "must be greater than 0");
+  if (auto it = tolerance->find("rule"); it != tolerance->end()) {
+    auto rule = it->is_string() ? parse_correctness_rule(it->get<std::string>()) : std::nullopt;
+    if (rule) {
+      task.tolerance.rule = *rule;
+    } else {
+      problems.add("tolerance.rule", "must be \"matches_library\" or \"as_accurate_as_library\"");
+    }
+  }
+  for (const auto& [key, value] : tolerance->items()) {
+    if (key != "atol" && key != "rtol" && key != "required_matched_ratio" && key != "rule")
+      problems.add("tolerance." + key, "unknown field");
+  }
 }
 
 void read_requested(const Json& json, Task& task, Problems& problems) {

@@ -83,9 +83,11 @@ std::string render_for_model(const Task& task, std::optional<arch::Arch> arch) {
       fmt::join(arguments, ", "));
 
   out += fmt::format(
-      "\nCorrectness: an output element fails only if |out - ref| > {:g} and "
-      "|out - ref| / (|ref| + 1e-8) > {:g}; {:g}% of the elements must pass; NaN or Inf fails.\n",
-      task.tolerance.atol, task.tolerance.rtol, task.tolerance.required_matched_ratio * 100);
+      "\nCorrectness ({}, docs/correctness.md): an output element fails the library match only "
+      "if |out - ref| > {:g} and |out - ref| / (|ref| + 1e-8) > {:g}; {:g}% of the elements must "
+      "pass; NaN or Inf fails.\n",
+      to_string(task.tolerance.rule), task.tolerance.atol, task.tolerance.rtol,
+      task.tolerance.required_matched_ratio * 100);
 
   std::vector<std::string> sizes;
   for (const auto& w : task.workloads) {

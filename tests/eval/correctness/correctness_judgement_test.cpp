@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "ptxbench/eval/correctness/accuracy_totals.hpp"
+
 namespace ptxbench::eval::worker {
 namespace {
 
@@ -66,6 +68,85 @@ TEST(CorrectnessJudgement, MismatchNamesTrialOutputAndElement) {
   EXPECT_FALSE(j.workloads[0].outputs[0].passed);
   EXPECT_DOUBLE_EQ(j.workloads[0].outputs[0].max_abs_error, 0.5);
   EXPECT_EQ(j.workloads[0].outputs[0].first_bad_index, 7);
+}
+
+// The judge's "accuracy" totals for a 20-element output: the library off the reference by 0.01
+// per element; the candidate by `candidate_error` (mean and max), losing `duels_lost` duels.
+json accuracy_record(double candidate_error, std::int64_t duels_lost, std::int64_t first_lost) {
+  correctness::AccuracyTotals t;
+  t.elements = t.compared = 20;
+  t.candidate = {.max_abs = candidate_error,
+                 .sum_abs = 20 * candidate_error,
+                 .sum_squares = 20 * candidate_error * candidate_error};
+  t.library = {.max_abs = 0.01, .sum_abs = 0.2, .sum_squares = 0.002};
+  t.reference = {.max_abs = 2, .sum_abs = 20, .sum_squares = 40};
+  t.candidate_duels_lost = duels_lost;
+  t.first_lost_index = first_lost;
+  return correctness::to_json(t);
+}
+
+TEST(CorrectnessJudgement, AsAccurateDecidesByDefaultAndKeepsBothVerdicts) {
+  auto r = clean_replies(2);
+  for (auto& trial : r.judge["jobs"][0]["trials"]) {
+    trial["outputs"][0]["accuracy"] = accuracy_record(0.008, 0, -1);
+  }
+  // The element rule against the library fails (a near-tie), the library's error explains it.
+  auto& out = r.judge["jobs"][0]["trials"][1]["outputs"][0];
+  out["mismatches"] = 1;
+  out["first_bad_index"] = 3;
+  auto j = judge_correctness({gemm_job()}, {true}, r.candidate, r.judge);
+  EXPECT_EQ(j.verdict, Verdict::kPassed) << j.message;
+  const OutputCheck& check = j.workloads[0].outputs[0];
+  EXPECT_TRUE(check.passed);
+  EXPECT_EQ(check.rule, task::CorrectnessRule::kAsAccurateAsLibrary);
+  EXPECT_FALSE(check.matches_library);
+  ASSERT_TRUE(check.accuracy.has_value());
+  EXPECT_TRUE(check.accuracy->passed);
+  EXPECT_DOUBLE_EQ(check.accuracy->mean_abs.library, 0.01);
+}
+
+TEST(CorrectnessJudgement, LessAccurateThanTheLibraryFailsWhileMatchingIt) {
+  auto r = clean_replies(2);
+  r.judge["jobs"][0]["trials"][0]["outputs"][0]["accuracy"] = accuracy_record(0.008, 0, -1);
+  r.judge["jobs"][0]["trials"][1]["outputs"][0]["accuracy"] = accuracy_record(0.09, 4, 7);
+  auto j = judge_correctness({gemm_job()}, {false}, r.candidate, r.judge);
+  EXPECT_EQ(j.verdict, Verdict::kIncorrectNumerical);
+  EXPECT_NE(j.message.find("trial 2"), std::string::npos) << j.message;
+  EXPECT_NE(j.message.find("less accurate than the library"), std::string::npos) << j.message;
+  EXPECT_NE(j.message.find("mean abs error 0.09 > budget"), std::string::npos) << j.message;
+  EXPECT_NE(j.message.find("first at C[1, 2]"), std::string::npos) << j.message;
+  EXPECT_NE(j.message.find("matches the library: yes"), std::string::npos) << j.message;
+  const OutputCheck& check = j.workloads[0].outputs[0];
+  EXPECT_FALSE(check.passed);
+  EXPECT_TRUE(check.matches_library);
+  ASSERT_TRUE(check.accuracy.has_value());
+  EXPECT_FALSE(check.accuracy->passed) << "the worst trial's figures are kept";
+  EXPECT_EQ(check.accuracy->candidate_duels_lost, 4);
+}
+
+TEST(CorrectnessJudgement, MatchesLibraryRuleIgnoresTheFiguresForTheVerdict) {
+  auto r = clean_replies(1);
+  r.judge["jobs"][0]["trials"][0]["outputs"][0]["accuracy"] = accuracy_record(0.09, 4, 7);
+  WorkerJob job = gemm_job(1);
+  job.tolerance.rule = task::CorrectnessRule::kMatchesLibrary;
+  auto j = judge_correctness({job}, {false}, r.candidate, r.judge);
+  EXPECT_EQ(j.verdict, Verdict::kPassed) << j.message;
+  const OutputCheck& check = j.workloads[0].outputs[0];
+  EXPECT_EQ(check.rule, task::CorrectnessRule::kMatchesLibrary);
+  ASSERT_TRUE(check.accuracy.has_value());
+  EXPECT_FALSE(check.accuracy->passed);
+}
+
+TEST(CorrectnessJudgement, WithoutFiguresTheElementRuleDecidesAndSaysWhy) {
+  auto r = clean_replies(1);
+  r.judge["jobs"][0]["trials"][0]["outputs"][0]["accuracy_unavailable"] =
+      "no high-precision reference for op_type conv";
+  auto j = judge_correctness({gemm_job(1)}, {false}, r.candidate, r.judge);
+  EXPECT_EQ(j.verdict, Verdict::kPassed) << j.message;
+  const OutputCheck& check = j.workloads[0].outputs[0];
+  EXPECT_EQ(check.rule, task::CorrectnessRule::kMatchesLibrary);
+  EXPECT_FALSE(check.accuracy.has_value());
+  EXPECT_EQ(check.accuracy_unavailable, "no high-precision reference for op_type conv");
 }
 
 TEST(CorrectnessJudgement, AllNanOutputWasNeverWritten) {

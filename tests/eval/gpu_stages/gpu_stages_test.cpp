@@ -116,6 +116,11 @@ TEST_F(GpuStagesTest, NaiveGemmIsCorrectAndTimed) {
   EXPECT_GT(*e.workloads[1].speedup, 0.0);
   EXPECT_GT(e.workloads[1].baseline->median_ms, 0.0);
   EXPECT_TRUE(e.toolchain.count("gpu"));
+  for (const auto& w : e.workloads) {
+    ASSERT_EQ(w.outputs.size(), 1u);
+    ASSERT_TRUE(w.outputs[0].accuracy.has_value()) << w.outputs[0].accuracy_unavailable;
+    EXPECT_TRUE(w.outputs[0].accuracy->passed);
+  }
 }
 
 // Resources as the kernel ran (CUPTI's activity record) and the speed of light of each timed
@@ -314,6 +319,11 @@ TEST_P(NaiveAttention, MatchesCudnn) {
       std::printf("%s %s %s: max abs error %.3g, max rel error %.3g, matched %.6f\n", c.name,
                   w.workload.c_str(), o.name.c_str(), o.max_abs_error, o.max_rel_error,
                   o.matched_ratio);
+      // The judge measured both rules; the default, "as accurate as the library", decided.
+      EXPECT_EQ(o.rule, task::CorrectnessRule::kAsAccurateAsLibrary) << o.accuracy_unavailable;
+      EXPECT_TRUE(o.matches_library);
+      ASSERT_TRUE(o.accuracy.has_value()) << o.accuracy_unavailable;
+      EXPECT_TRUE(o.accuracy->passed) << correctness::accuracy_failure(*o.accuracy);
     }
   }
 }

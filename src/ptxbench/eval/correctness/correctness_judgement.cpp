@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "ptxbench/eval/correctness/accuracy_rule.hpp"
 #include "ptxbench/eval/correctness/output_comparison.hpp"
 
 namespace ptxbench::eval::worker {
@@ -57,6 +58,58 @@ void merge_check(OutputCheck& into, const OutputCheck& trial, bool first) {
   into.inf_count = std::max(into.inf_count, trial.inf_count);
   if (into.first_bad_index < 0) into.first_bad_index = trial.first_bad_index;
   into.passed = into.passed && trial.passed;
+  into.matches_library = into.matches_library && trial.matches_library;
+  if (trial.rule == task::CorrectnessRule::kMatchesLibrary) into.rule = trial.rule;
+  if (!trial.accuracy_unavailable.empty()) into.accuracy_unavailable = trial.accuracy_unavailable;
+  // The accuracy figures of the worst trial: a failing one, else the one nearest its budget.
+  if (trial.accuracy && (!into.accuracy || (into.accuracy->passed && !trial.accuracy->passed) ||
+                         (into.accuracy->passed == trial.accuracy->passed &&
+                          trial.accuracy->worst_ratio() > into.accuracy->worst_ratio()))) {
+    into.accuracy = trial.accuracy;
+  }
+}
+
+// One output of one trial under the job's rule: the element rule against the library always;
+// the figures against the high-precision reference where the judge sent them. Without figures
+// the element rule decides, and the check says why.
+OutputCheck judge_output(const TensorDesc& desc, const json& record,
+                         const task::Tolerance& tolerance) {
+  OutputCheck check = make_output_check(desc.name, totals_from_json(record), tolerance);
+  check.matches_library = check.passed;
+  const json& accuracy = field(record, "accuracy");
+  if (accuracy.is_object()) {
+    check.accuracy =
+        correctness::judge_accuracy(correctness::accuracy_totals_from_json(accuracy), desc.dtype);
+  } else {
+    const json& why = field(record, "accuracy_unavailable");
+    check.accuracy_unavailable =
+        why.is_string() ? why.get<std::string>() : "the judge reported no high-precision figures";
+  }
+  const bool accurate_rule = tolerance.rule == task::CorrectnessRule::kAsAccurateAsLibrary;
+  check.rule = accurate_rule && check.accuracy ? task::CorrectnessRule::kAsAccurateAsLibrary
+                                               : task::CorrectnessRule::kMatchesLibrary;
+  check.passed = check.rule == task::CorrectnessRule::kAsAccurateAsLibrary ? check.accuracy->passed
+                                                                           : check.matches_library;
+  return check;
+}
+
+// "; as accurate as the library: yes (...)" where the figures exist, for a failure of the
+// original rule.
+std::string accuracy_clause(const OutputCheck& check) {
+  if (!check.accuracy) return "";
+  return fmt::format("; as accurate as the library: {} ({})", check.accuracy->passed ? "yes" : "no",
+                     correctness::accuracy_summary(*check.accuracy));
+}
+
+// "matches the library: no (3 of 50331648 elements fail |x-y| <= 0.01 or rel <= 0.01, max abs
+// error 0.5)", the original rule's verdict as one clause.
+std::string library_match_clause(const ComparisonTotals& totals, const task::Tolerance& tolerance,
+                                 bool matches) {
+  if (matches) return "matches the library: yes";
+  return fmt::format(
+      "matches the library: no ({} of {} elements fail |x-y| <= {:g} or rel <= {:g}, max abs "
+      "error {:.4g})",
+      totals.mismatches, totals.elements, tolerance.atol, tolerance.rtol, totals.max_abs_error);
 }
 
 TrialVerdict judge_trial(const WorkerJob& job, int trial, const json& candidate_trial,
@@ -86,12 +139,23 @@ TrialVerdict judge_trial(const WorkerJob& job, int trial, const json& candidate_
       return {Verdict::kInternalError, label + ": the judge did not report output " + desc.name};
     }
     ComparisonTotals totals = totals_from_json(record);
-    OutputCheck check = make_output_check(desc.name, totals, job.tolerance);
+    OutputCheck check = judge_output(desc, record, job.tolerance);
     merge_check(checks[o], check, trial == 0);
     if (never_written(totals)) {
       fail(Verdict::kIncorrectShape,
            fmt::format("output {} was never written (all {} elements still hold the NaN poison)",
                        desc.name, totals.elements));
+    } else if (!check.passed && check.rule == task::CorrectnessRule::kAsAccurateAsLibrary) {
+      const correctness::AccuracyFigures& f = *check.accuracy;
+      std::string where =
+          f.first_lost_index >= 0
+              ? ", first at " + element_name(desc.name, desc.shape, f.first_lost_index)
+              : "";
+      fail(Verdict::kIncorrectNumerical,
+           fmt::format("output {} is less accurate than the library against the high-precision "
+                       "reference: {}{}; {}",
+                       desc.name, correctness::accuracy_failure(f), where,
+                       library_match_clause(totals, job.tolerance, check.matches_library)));
     } else if (!check.passed) {
       std::string where =
           totals.first_bad_index >= 0
@@ -109,7 +173,8 @@ TrialVerdict judge_trial(const WorkerJob& job, int trial, const json& candidate_
                100.0 * static_cast<double>(totals.mismatches) /
                    static_cast<double>(std::max<std::int64_t>(totals.elements, 1)),
                job.tolerance.atol, job.tolerance.rtol, non_finite, where, totals.max_abs_error,
-               totals.max_rel_error));
+               totals.max_rel_error) +
+               accuracy_clause(check));
     }
   }
   if (before != after) {

@@ -1,6 +1,8 @@
 // The trusted half of correctness: no candidate code is loaded here. The judge regenerates each
 // trial's inputs from the recorded seed, computes the reference with the baseline, reads the
-// candidate's outputs from the exchange files and applies the element rule on the GPU.
+// candidate's outputs from the exchange files and applies the element rule on the GPU; it also
+// computes the high-precision reference and the figures of "as accurate as the library"
+// (docs/correctness.md).
 #include <fmt/format.h>
 
 #include <fstream>
@@ -8,6 +10,7 @@
 
 #include "ptxbench/eval/correctness/gpu/baseline.hpp"
 #include "ptxbench/eval/correctness/gpu/tensor_kernels.hpp"
+#include "ptxbench/eval/correctness/gpu/trial_accuracy.hpp"
 #include "ptxbench/eval/worker/exchange.hpp"
 #include "ptxbench/eval/worker/gpu/device_tensors.hpp"
 #include "ptxbench/eval/worker/gpu/gpu_timer.hpp"
@@ -61,6 +64,7 @@ int run_judge_mode(const std::vector<worker::WorkerJob>& jobs) {
         input_hashes.push_back(fmt::format("{:016x}", input.hash(stream.get())));
       }
       baseline.value()->run(tensors.inputs(), tensors.outputs(), stream.get());
+      correctness::gpu::TrialAccuracy accuracy(job, tensors.inputs(), stream.get());
       PTXBENCH_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
       nlohmann::json outputs = nlohmann::json::array();
       for (const auto& reference : tensors.outputs()) {
@@ -76,6 +80,7 @@ int run_judge_mode(const std::vector<worker::WorkerJob>& jobs) {
                             job.tolerance.atol, job.tolerance.rtol, stream.get());
         nlohmann::json output = worker::to_json(totals);
         output["name"] = desc.name;
+        accuracy.add_to(output, outputs.size(), candidate->data(), reference, stream.get());
         outputs.push_back(std::move(output));
       }
       record["trials"].push_back({{"trial", t},

@@ -1,0 +1,56 @@
+// The "as accurate as the library" rule (docs/correctness.md): an output passes when, against
+// the high-precision reference, the candidate's error is within k times the library's own error
+// plus the output's resolution, in each aggregate (max abs, mean abs, relative Frobenius), and
+// it loses no more than k times as many element duels (accuracy_element.hpp) as the library.
+// Pure arithmetic on streamed totals: no GPU.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "ptxbench/eval/correctness/accuracy_totals.hpp"
+#include "ptxbench/task/task.hpp"
+
+namespace ptxbench::eval::correctness {
+
+// k. FlashAttention's tests allow twice the error of a reference implementation in the same
+// precision (plus a floor for the output's rounding); the same factor serves here.
+inline constexpr double kLibraryErrorFactor = 2.0;
+
+// The relative error below which an output of this dtype cannot be judged: the unit roundoff
+// of a rounded output (bfloat16 2^-8, float16 2^-11, fp8 e4m3 2^-4, e5m2 2^-3), and 2^-16 for
+// float32 outputs, which are fp32 reductions of bfloat16 data whose own rounding (and the
+// reference's, itself fp32) is far above 2^-24. Integers: 0.
+double output_resolution(task::DType dtype);
+
+struct AggregateFigure {
+  double candidate = 0;  // the candidate's error against the high-precision reference
+  double library = 0;    // the library's error against the same reference
+  double budget = 0;     // k · library + the output's resolution at the reference's scale
+  bool within() const { return candidate <= budget; }
+};
+
+struct AccuracyFigures {
+  AggregateFigure max_abs;
+  AggregateFigure mean_abs;
+  AggregateFigure relative_frobenius;  // ‖x − r‖₂ / ‖r‖₂
+  std::int64_t candidate_duels_lost = 0;
+  std::int64_t library_duels_lost = 0;
+  std::int64_t allowed_duels_lost = 0;  // k · library_duels_lost
+  std::int64_t first_lost_index = -1;
+  std::int64_t candidate_non_finite = 0;
+  std::int64_t compared = 0;
+  bool passed = false;
+
+  // The largest candidate/budget ratio of the aggregates: which of two trials was worse.
+  double worst_ratio() const;
+};
+
+AccuracyFigures judge_accuracy(const AccuracyTotals& totals, task::DType dtype);
+
+// Why the figures fail, e.g. "max abs error 0.5 > budget 0.25 (library 0.12)"; "" when passed.
+std::string accuracy_failure(const AccuracyFigures& figures);
+
+// One line with both errors of each aggregate, for the feedback and the summary.
+std::string accuracy_summary(const AccuracyFigures& figures);
+
+}  // namespace ptxbench::eval::correctness

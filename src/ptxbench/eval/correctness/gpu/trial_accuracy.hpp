@@ -1,0 +1,34 @@
+// The judge's side of "as accurate as the library" for one trial: the high-precision reference
+// on the trial's inputs, then per output the streamed totals of candidate and library against
+// it, added to the output's record as "accuracy" (or "accuracy_unavailable": why not).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ptxbench/eval/worker/gpu/device_buffer.hpp"
+#include "ptxbench/eval/worker/gpu/device_tensors.hpp"
+#include "ptxbench/eval/worker/worker_job.hpp"
+
+namespace ptxbench::eval::correctness::gpu {
+
+class TrialAccuracy {
+ public:
+  // Runs the reference (stream-ordered); a job without one, or no memory for it, is recorded.
+  TrialAccuracy(const worker::WorkerJob& job, std::span<const eval::gpu::DeviceTensor> inputs,
+                cudaStream_t stream);
+
+  // Adds the figures of output `index` to `record`; waits for the stream.
+  void add_to(nlohmann::json& record, std::size_t index, const void* candidate,
+              const eval::gpu::DeviceTensor& library, cudaStream_t stream) const;
+
+ private:
+  const worker::WorkerJob& job_;
+  std::vector<eval::gpu::DeviceBuffer> reference_;  // fp32, one per output; empty if unavailable
+  std::string unavailable_;
+};
+
+}  // namespace ptxbench::eval::correctness::gpu
