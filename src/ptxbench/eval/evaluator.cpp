@@ -135,6 +135,7 @@ struct Evaluator::Impl {
       compile::CompileOptions compile_options{.nvcc = *nvcc, .timeout = options.compile_timeout};
       if (options.compile_memory_limit_bytes > 0)
         compile_options.memory_limit_bytes = options.compile_memory_limit_bytes;
+      compile_options.sandbox = options.compile_runner;
       context.emplace(
           StaticContext{.runner = *runner,
                         .compile = std::move(compile_options),
@@ -291,6 +292,7 @@ std::vector<Evaluation> Evaluator::evaluate_pairs(arch::Arch arch,
     if (stopping()) return;
     Evaluation& e = outcomes[i].evaluation;
     e.created_at = created_at;
+    e.sandbox = impl_->options.sandbox;
     fill_message(e);
     e.message = first_line(e.message);
     std::lock_guard lock(sink_mutex);

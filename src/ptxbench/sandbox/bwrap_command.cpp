@@ -25,15 +25,37 @@ void add(std::vector<std::string>& argv, std::initializer_list<std::string> item
   argv.insert(argv.end(), items);
 }
 
+bool covered(const std::set<std::string>& bound, const fs::path& path) {
+  for (fs::path p = path; !p.empty() && p != p.root_path(); p = p.parent_path())
+    if (bound.contains(p.string())) return true;
+  return false;
+}
+
+// bwrap (as root) makes missing parent folders mode 0700, which the unprivileged user cannot
+// cross: make them 0755 first.
+void make_parents(std::vector<std::string>& argv, std::set<std::string>& bound,
+                  const fs::path& target) {
+  std::vector<fs::path> parents;
+  for (fs::path p = target.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
+    parents.push_back(p);
+  for (auto it = parents.rbegin(); it != parents.rend(); ++it) {
+    if (covered(bound, *it)) return;  // inside something already visible
+    if (bound.insert("dir:" + it->string()).second)
+      add(argv, {"--perms", "0755", "--dir", it->string()});
+  }
+}
+
 // Binds `path` read-only at its own name and, when that goes through symlinks, at its real
 // name too (rpaths and configs may name either).
-void bind_read_only(std::vector<std::string>& argv, std::set<std::string>& done,
+void bind_read_only(std::vector<std::string>& argv, std::set<std::string>& bound,
                     const fs::path& path) {
   std::error_code ec;
   const fs::path real = fs::canonical(path, ec);
   if (ec) return;
   for (const fs::path& target : {path.lexically_normal(), real}) {
-    if (!done.insert(target.string()).second) continue;
+    if (covered(bound, target)) continue;
+    make_parents(argv, bound, target);
+    bound.insert(target.string());
     add(argv, {"--ro-bind", real.string(), target.string()});
   }
 }
@@ -145,7 +167,9 @@ std::vector<std::string> bwrap_argv(const BwrapSetup& setup, const Policy& polic
   for (const auto& path : spec.write_paths) {
     std::error_code ec;
     const fs::path real = fs::canonical(path, ec);
-    if (!ec) add(argv, {"--bind", real.string(), path.lexically_normal().string()});
+    if (ec) continue;
+    make_parents(argv, bound, path.lexically_normal());
+    add(argv, {"--bind", real.string(), path.lexically_normal().string()});
   }
   add(argv, {"--remount-ro", "/"});
   add(argv, {"--chdir", spec.working_dir.empty() ? "/tmp" : spec.working_dir.string()});

@@ -35,8 +35,7 @@ int report(bool escaped, const std::string& what) {
 }
 
 void spin_forever() {
-  for (volatile unsigned long i = 0;; i = i + 1) {
-  }
+  for (;;) asm volatile("");
 }
 
 }  // namespace
@@ -73,7 +72,7 @@ int main(int argc, char** argv) {
     std::string home = std::getenv("HOME") ? std::getenv("HOME") : "/root";
     bool escaped = false;
     std::string what;
-    for (const std::string path :
+    for (const std::string& path :
          {std::string("/root/.ptxbench_pwned"), home + "/.ptxbench_pwned",
           std::string("/tmp/ptxbench_pwned"), std::string("/var/tmp/ptxbench_pwned"),
           std::string("/work/ptxbench_pwned")}) {
