@@ -15,6 +15,7 @@
 #include "ptxbench/arch/arch.hpp"
 #include "ptxbench/model/provider_config.hpp"
 #include "ptxbench/prompt/context_level.hpp"
+#include "ptxbench/sandbox/policy.hpp"
 #include "ptxbench/task/task.hpp"
 #include "ptxbench/util/expected.hpp"
 
@@ -24,6 +25,7 @@ struct EvaluationSettings {
   bool gpu = true;   // run the GPU stages where a GPU of the arch exists
   int parallel = 0;  // evaluations at once; 0: the number of CPU cores
   std::chrono::seconds compile_timeout{180};
+  sandbox::Mode sandbox = sandbox::Mode::kStrict;  // docs/sandbox.md
 };
 
 struct RunConfig {

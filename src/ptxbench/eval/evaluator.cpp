@@ -2,6 +2,7 @@
 // threads; each compiled candidate goes to a queue that the GPU slots (one thread per GpuStages)
 // drain while later candidates still compile; every verdict goes to the sink when it is final.
 #include "ptxbench/eval/evaluator.hpp"
+#include "ptxbench/sandbox/sandboxed_runner.hpp"
 
 #include <fmt/format.h>
 
@@ -250,6 +251,9 @@ Evaluator::Evaluator(EvaluatorOptions options, std::shared_ptr<util::ProcessRunn
     impl_->root = impl_->options.work_dir;
     std::filesystem::create_directories(impl_->root);
   }
+  // The worker reads the candidates' shared objects from here.
+  if (auto* box = dynamic_cast<sandbox::SandboxedProcessRunner*>(impl_->runner.get()))
+    box->show_read_only(impl_->root);
 }
 
 Evaluator::~Evaluator() = default;

@@ -118,6 +118,11 @@ Support SandboxedProcessRunner::probe() {
   return found;
 }
 
+void SandboxedProcessRunner::show_read_only(const std::filesystem::path& path) {
+  std::lock_guard lock(policy_mutex_);
+  policy_.read_only_paths.push_back(path);
+}
+
 util::ProcessResult SandboxedProcessRunner::run(const util::ProcessSpec& spec) {
   if (policy_.mode == Mode::kOff) return inner_->run(spec);
   const Support& found = support();
@@ -132,15 +137,20 @@ util::ProcessResult SandboxedProcessRunner::run(const util::ProcessSpec& spec) {
 
 util::ProcessResult SandboxedProcessRunner::run_sandboxed(const util::ProcessSpec& spec,
                                                           const Layers& layers) {
+  Policy policy;
+  {
+    std::lock_guard lock(policy_mutex_);
+    policy = policy_;
+  }
   util::ProcessSpec outer = spec;
   outer.env.clear();
   outer.working_dir.clear();
   outer.read_paths.clear();
   outer.write_paths.clear();
-  const auto limits = resource_limits(policy_);
+  const auto limits = resource_limits(policy);
   outer.limits.insert(outer.limits.end(), limits.begin(), limits.end());
   if (auto exe = util::find_in_path(spec.argv.at(0))) outer.argv[0] = exe->string();
-  const Environment environment = sandbox_environment(policy_, spec, current_environment());
+  const Environment environment = sandbox_environment(policy, spec, current_environment());
   const bool switch_user = layers.other_user && support_.running_as_root && support_.setpriv;
 
   if (!layers.namespaces) {
@@ -150,13 +160,13 @@ util::ProcessResult SandboxedProcessRunner::run_sandboxed(const util::ProcessSpe
     for (const auto& [key, value] : environment) argv.push_back(key + "=" + value);
     if (switch_user) {
       argv.insert(argv.end(),
-                  {support_.setpriv->string(), fmt::format("--reuid={}", policy_.unprivileged_uid),
-                   fmt::format("--regid={}", policy_.unprivileged_gid), "--clear-groups", "--"});
+                  {support_.setpriv->string(), fmt::format("--reuid={}", policy.unprivileged_uid),
+                   fmt::format("--regid={}", policy.unprivileged_gid), "--clear-groups", "--"});
     }
     argv.insert(argv.end(), outer.argv.begin(), outer.argv.end());
     outer.argv = std::move(argv);
     std::optional<WritableFolders> handed_over;
-    if (switch_user) handed_over.emplace(spec.write_paths, policy_);
+    if (switch_user) handed_over.emplace(spec.write_paths, policy);
     return inner_->run(outer);
   }
 
@@ -177,9 +187,9 @@ util::ProcessResult SandboxedProcessRunner::run_sandboxed(const util::ProcessSpe
   }
   util::ProcessSpec inner_spec = spec;
   inner_spec.argv[0] = outer.argv[0];
-  outer.argv = bwrap_argv(setup, policy_, inner_spec, environment);
+  outer.argv = bwrap_argv(setup, policy, inner_spec, environment);
   std::optional<WritableFolders> handed_over;
-  if (setup.setpriv) handed_over.emplace(spec.write_paths, policy_);
+  if (setup.setpriv) handed_over.emplace(spec.write_paths, policy);
   return inner_->run(outer);
 }
 

@@ -24,13 +24,15 @@ class SandboxedProcessRunner final : public util::ProcessRunner {
   const Support& support();
   // "full", "partial: ...", "off": the value of the evaluation record's "sandbox" field.
   std::string description();
-  const Policy& policy() const { return policy_; }
+  // Adds a path that every later process sees read-only (an evaluator's artefact folder).
+  void show_read_only(const std::filesystem::path& path);
 
  private:
   util::ProcessResult run_sandboxed(const util::ProcessSpec& spec, const Layers& layers);
   Support probe();
 
   std::shared_ptr<util::ProcessRunner> inner_;
+  std::mutex policy_mutex_;  // guards policy_.read_only_paths
   Policy policy_;
   std::once_flag probed_;
   Support support_;
