@@ -5,6 +5,8 @@
 #                 yaml-cpp, GoogleTest/GMock and libcurl, laid out like /usr so the configs
 #                 relocate (CMAKE_PREFIX_PATH=.deps/device/usr)
 #   fallback-lib/ the runtime dependencies of the carried libcurl (searched last)
+#   sandbox/      bwrap (Debian's bubblewrap; the GPU machine has none) and, in sandbox/lib, the
+#                 libraries it links besides libc; ptxbench finds it through PTXBENCH_BWRAP
 #   pydeps/       the PyPI parts: TVM-FFI headers and library, cudnn-frontend headers, the
 #                 wheels' cuobjdump/nvdisasm (PTXBENCH_PYDEPS=.deps/device/pydeps)
 # With PTXBENCH_PREBUILT=<build dir> it also adds stripped executables (PTXBENCH_PREBUILT_ARTEFACTS,
@@ -36,6 +38,11 @@ cp -r /usr/share/cmake/nlohmann_json /usr/share/cmake/CLI11 "$out/usr/share/cmak
 ldd "$multiarch/libcurl.so.4" | awk '/=>/ {print $3}' |
   grep -Ev '/(libc|libm|libdl|libpthread|librt|libresolv|libstdc\+\+|libgcc_s)\.so' |
   while read -r lib; do cp -L "$lib" "$out/fallback-lib/"; done
+
+mkdir -p "$out/sandbox/lib"
+cp /usr/bin/bwrap "$out/sandbox/"
+ldd /usr/bin/bwrap | awk '/=>/ {print $3}' | grep -Ev '/libc\.so' |
+  while read -r lib; do cp -L "$lib" "$out/sandbox/lib/"; done
 
 py="$root/.deps/python"
 cp -r "$py/tvm_ffi/include" "$out/pydeps/tvm_ffi/"
