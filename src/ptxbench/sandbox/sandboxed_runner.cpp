@@ -113,6 +113,22 @@ Support SandboxedProcessRunner::probe() {
       found.usable.other_user = result.succeeded();
       if (!found.usable.other_user)
         found.why.push_back("runs as root (" + first_line(result) + ")");
+      // The toolkit and libraries must be readable by that user (an installer's umask can
+      // leave them root-only): the first unreadable entry, if any.
+      util::ProcessSpec readable{.argv = {"find", "-L"}, .timeout = std::chrono::seconds(30)};
+      for (const auto& path : policy_.read_only_paths) readable.argv.push_back(path.string());
+      readable.argv.insert(readable.argv.end(),
+                           {"-maxdepth", "3", "!", "-readable", "-print", "-quit"});
+      if (found.usable.other_user) {
+        auto listing = run_sandboxed(
+            readable, Layers{.namespaces = found.usable.namespaces, .other_user = true});
+        std::string unreadable = listing.stdout_text.substr(0, listing.stdout_text.find('\n'));
+        if (!unreadable.empty()) {
+          found.usable.other_user = false;
+          found.why.push_back(fmt::format("runs as root ({} is not readable by uid {})", unreadable,
+                                          policy_.unprivileged_uid));
+        }
+      }
     }
   }
   return found;
