@@ -60,7 +60,9 @@ if [[ -n "${PTXBENCH_PREBUILT:-}" ]]; then
   done < <(cd "$build" && ls ${PTXBENCH_PREBUILT_ARTEFACTS:-src/ptxbench src/ptxbench-worker \
              tests/eval/gpu_stages/eval_gpu_kernels_test \
              tests/eval/gpu_stages/eval_gpu_stages_test tests/eval/gpu_stages/candidates/*.so \
-             tests/eval/worker/eval_worker_test tests/eval/worker/fake_ptxbench_worker})
+             tests/eval/worker/eval_worker_test tests/eval/worker/fake_ptxbench_worker \
+             tests/sandbox/sandbox_gpu_hostile_tests tests/sandbox/sandbox_hostile_tests \
+             tests/sandbox/sandbox_hostile_program benchmarks/ptxbench-bench-sandbox})
   # The sources the build was configured from (the /opt/ptxb/root snapshot), not the work tree.
   source_dir="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")"
   mkdir -p "$out/src"
