@@ -16,6 +16,7 @@
 #include <string>
 
 #include "ptxbench/sandbox/sandboxed_runner.hpp"
+#include "ptxbench/util/fs.hpp"
 
 namespace ptxbench::sandbox {
 namespace {
@@ -148,6 +149,18 @@ TEST_F(HostileCandidate, FillingTheDiskStopsAtTheScratchSize) {
 TEST_F(HostileCandidate, HostMemoryIsLimited) {
   auto r = attack("eat-memory");
   EXPECT_TRUE(r.succeeded()) << r.stdout_text;
+}
+
+TEST_F(HostileCandidate, SeesADeclaredArtefactFolderReadOnly) {
+  util::TempDir artefacts("ptxbench-visible-");  // mkdtemp: mode 0700
+  util::write_file_atomic(artefacts.path() / "candidate.so", "not really a library");
+  runner_->show_read_only(artefacts.path());
+  auto r = runner_->run({.argv = {"cat", (artefacts.path() / "candidate.so").string()}});
+  EXPECT_TRUE(r.succeeded()) << r.describe_end() << r.stderr_text;
+  EXPECT_EQ(r.stdout_text, "not really a library");
+  auto w = runner_->run({.argv = {"touch", (artefacts.path() / "written").string()}});
+  EXPECT_FALSE(w.succeeded());
+  EXPECT_FALSE(fs::exists(artefacts.path() / "written"));
 }
 
 TEST(SandboxStrictMode, RefusesToRunWithoutBwrap) {

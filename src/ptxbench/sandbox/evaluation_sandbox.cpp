@@ -4,6 +4,7 @@ namespace ptxbench::sandbox {
 
 EvaluationSandbox make_evaluation_sandbox(Mode mode, std::shared_ptr<util::ProcessRunner> base,
                                           const std::vector<std::filesystem::path>& visible) {
+  for (const auto& folder : visible) open_to_sandbox_user(folder);
   Policy worker = worker_policy(mode);
   worker.read_only_paths.insert(worker.read_only_paths.end(), visible.begin(), visible.end());
   EvaluationSandbox sandbox{

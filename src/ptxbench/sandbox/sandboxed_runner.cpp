@@ -65,6 +65,13 @@ class WritableFolders {
 
 }  // namespace
 
+void open_to_sandbox_user(const std::filesystem::path& folder) {
+  if (::geteuid() != 0) return;  // the sandbox runs as the caller's own user
+  std::error_code ignored;
+  fs::permissions(folder, fs::perms::others_read | fs::perms::others_exec, fs::perm_options::add,
+                  ignored);
+}
+
 SandboxedProcessRunner::SandboxedProcessRunner(std::shared_ptr<util::ProcessRunner> inner,
                                                Policy policy)
     : inner_(std::move(inner)), policy_(std::move(policy)) {}
@@ -135,6 +142,7 @@ Support SandboxedProcessRunner::probe() {
 }
 
 void SandboxedProcessRunner::show_read_only(const std::filesystem::path& path) {
+  open_to_sandbox_user(path);
   std::lock_guard lock(policy_mutex_);
   policy_.read_only_paths.push_back(path);
 }

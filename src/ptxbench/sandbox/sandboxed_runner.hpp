@@ -3,6 +3,7 @@
 // fails closed in strict mode: a process that cannot be sandboxed fully is not started, and its
 // result says why. What the machine supports is probed once, on first use.
 #pragma once
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -37,6 +38,10 @@ class SandboxedProcessRunner final : public util::ProcessRunner {
   std::once_flag probed_;
   Support support_;
 };
+
+// Lets the sandbox's unprivileged user (root runs it as uid 65534) enter and read `folder`,
+// e.g. an artefact folder made by mkdtemp (mode 0700); the files in it keep their modes.
+void open_to_sandbox_user(const std::filesystem::path& folder);
 
 // The error text of a process that strict mode refused to start.
 inline constexpr std::string_view kNotSandboxedError = "sandbox could not be set up";
