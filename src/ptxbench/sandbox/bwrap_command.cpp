@@ -152,6 +152,7 @@ std::vector<std::string> bwrap_argv(const BwrapSetup& setup, const Policy& polic
       add(argv, {"--ro-bind", root, root});
     }
   }
+  add(argv, {"--perms", "0755", "--dir", "/etc"});  // bwrap as root would make it 0700
   for (const char* file : kEtcFiles) add(argv, {"--ro-bind-try", file, file});
   add(argv, {"--proc", "/proc", "--dev", "/dev"});
   // The one writable place (shared with /dev/shm): a size-capped tmpfs that ends with the run.
