@@ -31,3 +31,8 @@ set(PTXBENCH_PYDEPS_BIN "${PTXBENCH_PYDEPS}/nvidia/cu13/bin")
 if(PTXBENCH_ENABLE_GPU)
   find_package(CUDAToolkit 13 REQUIRED)
 endif()
+
+# libseccomp (Debian libseccomp-dev): the sandbox's system-call filter. Without it the sandbox
+# reports the layer missing ("partial: no seccomp filter"), and strict mode refuses to run.
+find_path(SECCOMP_INCLUDE_DIR seccomp.h)
+find_library(SECCOMP_LIBRARY seccomp)

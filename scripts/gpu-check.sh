@@ -48,6 +48,10 @@ export LD_LIBRARY_PATH="${torch_libs:+$torch_libs:}$libs:/usr/local/cuda/lib64:$
 # The carried libcurl is Debian's: its dependencies come with it (last, after everything else).
 export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$deps/fallback-lib"
 export PATH="/usr/local/cuda/bin:$PATH"
+# The sandbox (docs/sandbox.md): the carried bwrap, and a toolkit that its unprivileged user
+# (uid 65534) may read (this VM's is installed root-only in places; the VM is fresh every call).
+export PTXBENCH_BWRAP="$deps/sandbox/bwrap"
+chmod -R o+rX "$(readlink -f /usr/local/cuda)" 2>/dev/null || true
 
 now_ms() { date +%s%3N; }
 step() {  # name timeout_s command...

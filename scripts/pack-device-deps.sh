@@ -5,6 +5,8 @@
 #                 yaml-cpp, GoogleTest/GMock and libcurl, laid out like /usr so the configs
 #                 relocate (CMAKE_PREFIX_PATH=.deps/device/usr)
 #   fallback-lib/ the runtime dependencies of the carried libcurl (searched last)
+#   sandbox/      bwrap (Debian's bubblewrap; the GPU machine has none) and, in sandbox/lib, the
+#                 libraries it links besides libc; ptxbench finds it through PTXBENCH_BWRAP
 #   pydeps/       the PyPI parts: TVM-FFI headers and library, cudnn-frontend headers, the
 #                 wheels' cuobjdump/nvdisasm (PTXBENCH_PYDEPS=.deps/device/pydeps)
 # With PTXBENCH_PREBUILT=<build dir> it also adds stripped executables (PTXBENCH_PREBUILT_ARTEFACTS,
@@ -37,6 +39,11 @@ ldd "$multiarch/libcurl.so.4" | awk '/=>/ {print $3}' |
   grep -Ev '/(libc|libm|libdl|libpthread|librt|libresolv|libstdc\+\+|libgcc_s)\.so' |
   while read -r lib; do cp -L "$lib" "$out/fallback-lib/"; done
 
+mkdir -p "$out/sandbox/lib"
+cp /usr/bin/bwrap "$out/sandbox/"
+ldd /usr/bin/bwrap | awk '/=>/ {print $3}' | grep -Ev '/libc\.so' |
+  while read -r lib; do cp -L "$lib" "$out/sandbox/lib/"; done
+
 py="$root/.deps/python"
 cp -r "$py/tvm_ffi/include" "$out/pydeps/tvm_ffi/"
 cp "$py/tvm_ffi/lib/libtvm_ffi.so" "$out/pydeps/tvm_ffi/lib/"
@@ -53,7 +60,9 @@ if [[ -n "${PTXBENCH_PREBUILT:-}" ]]; then
   done < <(cd "$build" && ls ${PTXBENCH_PREBUILT_ARTEFACTS:-src/ptxbench src/ptxbench-worker \
              tests/eval/gpu_stages/eval_gpu_kernels_test \
              tests/eval/gpu_stages/eval_gpu_stages_test tests/eval/gpu_stages/candidates/*.so \
-             tests/eval/worker/eval_worker_test tests/eval/worker/fake_ptxbench_worker})
+             tests/eval/worker/eval_worker_test tests/eval/worker/fake_ptxbench_worker \
+             tests/sandbox/sandbox_gpu_hostile_tests tests/sandbox/sandbox_hostile_tests \
+             tests/sandbox/sandbox_hostile_program benchmarks/ptxbench-bench-sandbox})
   # The sources the build was configured from (the /opt/ptxb/root snapshot), not the work tree.
   source_dir="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")"
   mkdir -p "$out/src"

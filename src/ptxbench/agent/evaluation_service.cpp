@@ -1,4 +1,7 @@
+#include <cstdio>
+
 #include "ptxbench/agent/evaluation_service.hpp"
+#include "ptxbench/sandbox/evaluation_sandbox.hpp"
 
 #include <algorithm>
 #include <thread>
@@ -55,13 +58,22 @@ EvaluateFn EvaluationService::function() {
 }
 
 std::unique_ptr<EvaluationService> make_evaluation_service(bool gpu, int max_parallel,
-                                                           std::chrono::seconds compile_timeout) {
-  auto runner = std::make_shared<util::SystemProcessRunner>();
+                                                           std::chrono::seconds compile_timeout,
+                                                           sandbox::Mode sandbox) {
+  // Each evaluator shows its own artefact folder to the worker's sandbox (Evaluator's constructor).
+  auto box =
+      sandbox::make_evaluation_sandbox(sandbox, std::make_shared<util::SystemProcessRunner>(), {});
+  if (box.description != "full" && box.description != "off")
+    std::fprintf(stderr, "ptxbench: WARNING: sandbox %s\n", box.description.c_str());
+  std::shared_ptr<util::ProcessRunner> runner = box.worker;
   std::vector<std::shared_ptr<eval::GpuStages>> gpus;
   if (gpu) {
     if (auto stages = eval::make_default_gpu_stages(runner)) gpus.push_back(std::move(stages));
   }
-  eval::EvaluatorOptions options{.compile_timeout = compile_timeout, .run_gpu_stages = gpu};
+  eval::EvaluatorOptions options{.compile_timeout = compile_timeout,
+                                 .run_gpu_stages = gpu,
+                                 .compile_runner = box.compiler,
+                                 .sandbox = box.description};
   return std::make_unique<EvaluationService>(options, runner, std::move(gpus), max_parallel);
 }
 

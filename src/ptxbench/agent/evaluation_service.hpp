@@ -11,6 +11,7 @@
 #include "ptxbench/agent/gpu_queue.hpp"
 #include "ptxbench/agent/trajectory_runner.hpp"
 #include "ptxbench/eval/evaluator.hpp"
+#include "ptxbench/sandbox/policy.hpp"
 #include "ptxbench/util/process.hpp"
 
 namespace ptxbench::agent {
@@ -43,7 +44,8 @@ class EvaluationService {
 
 // The service of a run: a SystemProcessRunner, the build's default GPU stages (one GPU) when
 // `gpu` is set, temporary work directories.
-std::unique_ptr<EvaluationService> make_evaluation_service(bool gpu, int max_parallel,
-                                                           std::chrono::seconds compile_timeout);
+std::unique_ptr<EvaluationService> make_evaluation_service(
+    bool gpu, int max_parallel, std::chrono::seconds compile_timeout,
+    sandbox::Mode sandbox = sandbox::Mode::kStrict);
 
 }  // namespace ptxbench::agent

@@ -54,6 +54,9 @@ util::Expected<EvaluationSettings> evaluation_from_json(const Json& json) {
       settings.gpu = value.get<bool>();
     } else if (key == "parallel" && value.is_number_integer() && value.get<int>() >= 0) {
       settings.parallel = value.get<int>();
+    } else if (key == "sandbox" && value.is_string() &&
+               sandbox::parse_mode(value.get<std::string>())) {
+      settings.sandbox = *sandbox::parse_mode(value.get<std::string>());
     } else if (key == "compile_timeout_s" && value.is_number() && value.get<double>() > 0) {
       settings.compile_timeout =
           std::chrono::seconds(static_cast<std::int64_t>(value.get<double>()));
@@ -241,7 +244,8 @@ Json to_json(const RunConfig& config, const std::vector<const task::Task*>& task
   json["target_speedup"] = config.target_speedup ? Json(*config.target_speedup) : Json(nullptr);
   json["evaluation"] = {{"gpu", config.evaluation.gpu},
                         {"parallel", config.evaluation.parallel},
-                        {"compile_timeout_s", config.evaluation.compile_timeout.count()}};
+                        {"compile_timeout_s", config.evaluation.compile_timeout.count()},
+                        {"sandbox", sandbox::to_string(config.evaluation.sandbox)}};
   if (config.evaluation.correctness_rule)
     json["evaluation"]["correctness_rule"] = task::to_string(*config.evaluation.correctness_rule);
   json["task_selectors"] = config.tasks;

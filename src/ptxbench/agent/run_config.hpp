@@ -15,6 +15,7 @@
 #include "ptxbench/arch/arch.hpp"
 #include "ptxbench/model/provider_config.hpp"
 #include "ptxbench/prompt/context_level.hpp"
+#include "ptxbench/sandbox/policy.hpp"
 #include "ptxbench/task/task.hpp"
 #include "ptxbench/util/expected.hpp"
 
@@ -26,6 +27,7 @@ struct EvaluationSettings {
   std::chrono::seconds compile_timeout{180};
   // Overrides every task's tolerance.rule (docs/correctness.md); unset: each task's own.
   std::optional<task::CorrectnessRule> correctness_rule;
+  sandbox::Mode sandbox = sandbox::Mode::kStrict;  // docs/sandbox.md
 };
 
 struct RunConfig {

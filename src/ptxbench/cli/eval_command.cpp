@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "ptxbench/cli/command.hpp"
@@ -22,6 +23,7 @@
 #include "ptxbench/eval/evaluation_json.hpp"
 #include "ptxbench/eval/evaluator.hpp"
 #include "ptxbench/eval/summary.hpp"
+#include "ptxbench/sandbox/evaluation_sandbox.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/child_processes.hpp"
 #include "ptxbench/util/fs.hpp"
@@ -43,6 +45,7 @@ struct EvalOptions {
   bool no_gpu = false;
   int compile_timeout_seconds = 180;
   std::string correctness_rule;  // empty: each task's tolerance.rule
+  std::string sandbox = "strict";
 };
 
 constexpr std::array<std::string_view, 3> kMarkdownExtensions{".md", ".markdown", ".txt"};
@@ -135,13 +138,32 @@ int run_eval(const EvalOptions& options) {
     }
   }
 
-  auto runner = std::make_shared<util::SystemProcessRunner>();
+  auto mode = sandbox::parse_mode(options.sandbox);
+  if (!mode) {
+    fmt::print(stderr, "ptxbench eval: --sandbox: {}\n", mode.error().message);
+    return kExitUsage;
+  }
+  // The evaluator shows its artefact folder to the worker's sandbox (read-only).
+  auto box =
+      sandbox::make_evaluation_sandbox(*mode, std::make_shared<util::SystemProcessRunner>(), {});
+  if (!box.usable) {
+    fmt::print(stderr,
+               "ptxbench eval: --sandbox strict: the sandbox cannot be set up here ({}); "
+               "see docs/sandbox.md, or choose --sandbox best-effort|off\n",
+               box.description);
+    return kExitInternal;
+  }
+  if (box.description != "full" && box.description != "off")
+    fmt::print(stderr, "ptxbench eval: WARNING: sandbox {}\n", box.description);
+  std::shared_ptr<util::ProcessRunner> runner = box.worker;
   auto gpu = options.no_gpu ? nullptr : eval::make_default_gpu_stages(runner, *timed);
   eval::Evaluator evaluator(
       {.work_dir = options.keep_artifacts,
        .compile_timeout = std::chrono::seconds(options.compile_timeout_seconds),
        .jobs = options.jobs,
-       .run_gpu_stages = !options.no_gpu},
+       .run_gpu_stages = !options.no_gpu,
+       .compile_runner = box.compiler,
+       .sandbox = box.description},
       runner, gpu);
   std::size_t done = 0;
   auto print_verdict = [&](std::size_t, const eval::Evaluation& e) {
@@ -186,6 +208,10 @@ void add_eval_command(CLI::App& app, CommandContext& context) {
       ->required()
       ->allow_extra_args(false);
   sub->add_option("--arch", options->arch, "hopper (sm_90a) or blackwell (sm_100a)")->required();
+  sub->add_option("--sandbox", options->sandbox,
+                  "strict (default: every layer or nothing runs), best-effort (runs with what this "
+                  "machine has, says what is missing) or off; docs/sandbox.md")
+      ->check(CLI::IsMember({"strict", "best-effort", "off"}));
   sub->add_flag("--json", options->json,
                 "Print each evaluation record as one line of JSON (JSON Lines) as it is known");
   sub->add_option("--out", options->out_file,

@@ -13,6 +13,7 @@
 #include "ptxbench/agent/run_executor.hpp"
 #include "ptxbench/cli/command.hpp"
 #include "ptxbench/model/provider_factory.hpp"
+#include "ptxbench/sandbox/policy.hpp"
 #include "ptxbench/task/task_loader.hpp"
 
 namespace ptxbench::cli {
@@ -32,6 +33,7 @@ struct RunFlags {
   // The grid and the loop.
   std::vector<std::string> tasks, archs, contexts;
   std::optional<int> samples, turns, parallel;
+  std::optional<std::string> sandbox;
   std::optional<std::string> history;
   std::optional<double> target_speedup;
   std::string tasks_dir, context_dir;
@@ -97,6 +99,7 @@ util::Expected<agent::RunConfig> resolve_config(const RunFlags& flags) {
   }
   if (flags.target_speedup) config.target_speedup = *flags.target_speedup;
   if (flags.parallel) config.evaluation.parallel = *flags.parallel;
+  if (flags.sandbox) config.evaluation.sandbox = *sandbox::parse_mode(*flags.sandbox);
   if (flags.no_gpu) config.evaluation.gpu = false;
   if (!flags.correctness_rule.empty()) {
     auto rule = task::parse_correctness_rule(flags.correctness_rule);
@@ -154,7 +157,8 @@ int run_run(const RunFlags& flags) {
     return kExitUsage;
   }
   auto evaluations = agent::make_evaluation_service(
-      config->evaluation.gpu, config->evaluation.parallel, config->evaluation.compile_timeout);
+      config->evaluation.gpu, config->evaluation.parallel, config->evaluation.compile_timeout,
+      config->evaluation.sandbox);
   std::mutex print_mutex;
   agent::RunObserver observer{.on_turn =
                                   [&print_mutex](const agent::TurnEvent& event) {
@@ -228,6 +232,10 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   sub->add_option("--history", flags->history, "full (default) or last-K");
   sub->add_option("--target-speedup", flags->target_speedup, "Stop a trajectory once reached");
   sub->add_option("--parallel", flags->parallel, "Evaluations at once (default: CPU cores)");
+  sub->add_option("--sandbox", flags->sandbox,
+                  "strict (default), best-effort or off: the sandbox of candidate code "
+                  "(docs/sandbox.md)")
+      ->check(CLI::IsMember({"strict", "best-effort", "off"}));
   sub->add_flag("--no-gpu", flags->no_gpu, "Stop after compile and static SASS");
   sub->add_option("--correctness-rule", flags->correctness_rule,
                   "as_accurate_as_library or matches_library: overrides every task's "

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include "ptxbench/compile/log_scrub.hpp"
 #include "ptxbench/config.hpp"
 #include "ptxbench/util/fs.hpp"
 
@@ -69,18 +70,20 @@ CompileOutput compile_candidate(util::ProcessRunner& runner, const CompileOption
   util::ProcessSpec spec{.argv = out.command,
                          .timeout = options.timeout,
                          .working_dir = work_dir,
-                         .address_space_limit_bytes = options.memory_limit_bytes};
+                         .address_space_limit_bytes = options.memory_limit_bytes,
+                         .write_paths = {work_dir}};
   spec.output_cap_bytes = 4u << 20;
   std::error_code ignored;
   std::filesystem::remove(work_dir / kObjectFileName, ignored);  // never inspect a stale object
   const auto start = std::chrono::steady_clock::now();
-  const auto result = runner.run(spec);
+  const auto result = (options.sandbox ? *options.sandbox : runner).run(spec);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::string log = result.stderr_text;
   if (!log.empty() && !result.stdout_text.empty() && log.back() != '\n') log += '\n';
   log += result.stdout_text;
   out.kernels = parse_ptxas_resources(log);
+  log = scrub_compiler_log(log, work_dir);
   out.log_truncated =
       result.stderr_truncated || result.stdout_truncated || log.size() > options.log_cap_bytes;
   if (log.size() > options.log_cap_bytes) log.resize(options.log_cap_bytes);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct CompileOptions {
   std::size_t log_cap_bytes = 64u << 10;  // of the log kept in the record
   // RLIMIT_AS of nvcc and the tools it starts (a ProcessSpec field, so a runner may carry it).
   std::optional<std::uint64_t> memory_limit_bytes;
+  // Runs nvcc instead of the runner passed to compile_candidate: the compile sandbox
+  // (sandbox::compiler_policy), which sees only the candidate folder and the toolkit.
+  std::shared_ptr<util::ProcessRunner> sandbox;
 };
 
 struct CompileOutput {
@@ -47,7 +51,8 @@ std::string nvcc_version(util::ProcessRunner& runner, const std::filesystem::pat
 std::vector<std::string> nvcc_command(const std::filesystem::path& nvcc, arch::Arch arch,
                                       std::string_view source, std::string_view output);
 
-// Writes `code` to work_dir/candidate.cu and compiles it there into candidate.so.
+// Writes `code` to work_dir/candidate.cu and compiles it there into candidate.so. The log keeps
+// no path or source line of files outside work_dir (scrub_compiler_log).
 CompileOutput compile_candidate(util::ProcessRunner& runner, const CompileOptions& options,
                                 arch::Arch arch, std::string_view code,
                                 const std::filesystem::path& work_dir);

@@ -186,6 +186,7 @@ struct Evaluation {
   std::vector<WorkloadResult> workloads;
   std::map<std::string, std::string> toolchain;  // "nvcc", "cuobjdump", "driver", "gpu", ...
   std::string created_at;           // ISO-8601 UTC
+  std::string sandbox = "off";      // "full" | "partial: <what is missing>" | "off" (sandbox/)
   double wall_seconds = 0;
 
   const StageRecord* find_stage(Stage stage) const;

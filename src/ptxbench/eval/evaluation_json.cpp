@@ -135,6 +135,7 @@ json to_json(const Evaluation& e) {
   j["verdict"] = std::string(to_string(e.verdict));
   j["message"] = e.message;
   j["created_at"] = e.created_at;
+  j["sandbox"] = e.sandbox;
   j["wall_seconds"] = e.wall_seconds;
   j["stages"] = json::array();
   for (const auto& s : e.stages) {
@@ -225,6 +226,7 @@ util::Expected<Evaluation> evaluation_from_json(const json& j) {
     e.verdict = parse_enum<Verdict>(j, "verdict", &parse_verdict);
     e.message = get_or<std::string>(j, "message", "");
     e.created_at = get_or<std::string>(j, "created_at", "");
+    e.sandbox = get_or<std::string>(j, "sandbox", "off");
     e.wall_seconds = get_or(j, "wall_seconds", 0.0);
     for (const auto& s : j.value("stages", json::array())) {
       e.stages.push_back(StageRecord{.stage = parse_enum<Stage>(s, "stage", &parse_stage),

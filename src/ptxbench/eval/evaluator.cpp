@@ -2,6 +2,7 @@
 // threads; each compiled candidate goes to a queue that the GPU slots (one thread per GpuStages)
 // drain while later candidates still compile; every verdict goes to the sink when it is final.
 #include "ptxbench/eval/evaluator.hpp"
+#include "ptxbench/sandbox/sandboxed_runner.hpp"
 
 #include <fmt/format.h>
 
@@ -135,6 +136,7 @@ struct Evaluator::Impl {
       compile::CompileOptions compile_options{.nvcc = *nvcc, .timeout = options.compile_timeout};
       if (options.compile_memory_limit_bytes > 0)
         compile_options.memory_limit_bytes = options.compile_memory_limit_bytes;
+      compile_options.sandbox = options.compile_runner;
       context.emplace(
           StaticContext{.runner = *runner,
                         .compile = std::move(compile_options),
@@ -249,6 +251,9 @@ Evaluator::Evaluator(EvaluatorOptions options, std::shared_ptr<util::ProcessRunn
     impl_->root = impl_->options.work_dir;
     std::filesystem::create_directories(impl_->root);
   }
+  // The worker reads the candidates' shared objects from here.
+  if (auto* box = dynamic_cast<sandbox::SandboxedProcessRunner*>(impl_->runner.get()))
+    box->show_read_only(impl_->root);
 }
 
 Evaluator::~Evaluator() = default;
@@ -291,6 +296,7 @@ std::vector<Evaluation> Evaluator::evaluate_pairs(arch::Arch arch,
     if (stopping()) return;
     Evaluation& e = outcomes[i].evaluation;
     e.created_at = created_at;
+    e.sandbox = impl_->options.sandbox;
     fill_message(e);
     e.message = first_line(e.message);
     std::lock_guard lock(sink_mutex);

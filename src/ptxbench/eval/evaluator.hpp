@@ -38,6 +38,9 @@ struct EvaluatorOptions {
   std::uint64_t compile_memory_limit_bytes = std::uint64_t{16} << 30;
   int jobs = 0;                // parallel compiles; 0 = all cores
   bool run_gpu_stages = true;  // false: stop after static SASS (NOT_RUN)
+  // nvcc's runner (the compile sandbox); null: the evaluator's runner.
+  std::shared_ptr<util::ProcessRunner> compile_runner;
+  std::string sandbox = "off";  // what every record says of the sandbox (sandbox::describe)
 };
 
 // Called once per candidate, from any thread but never two calls at once, as soon as its

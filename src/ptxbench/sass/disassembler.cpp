@@ -29,6 +29,7 @@ util::Expected<std::string> run_tool(util::ProcessRunner& runner, std::vector<st
   util::ProcessSpec spec{
       .argv = std::move(argv), .timeout = kToolTimeout, .working_dir = working_dir};
   spec.output_cap_bytes = 256u << 20;  // a large kernel's disassembly; truncation is an error
+  if (!working_dir.empty()) spec.write_paths = {working_dir};  // cuobjdump -xelf writes there
   auto result = runner.run(spec);
   if (!result.succeeded() || result.stdout_truncated) {
     auto reason = result.stdout_truncated ? std::string("output too large") : result.describe_end();

@@ -160,6 +160,11 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
       rlimit limit{*spec.address_space_limit_bytes, *spec.address_space_limit_bytes};
       ::setrlimit(RLIMIT_AS, &limit);
     }
+    for (const auto& extra : spec.limits) {
+      rlimit limit{extra.value, extra.value};
+      ::setrlimit(static_cast<__rlimit_resource_t>(extra.resource), &limit);
+    }
+    for (int fd : spec.inherited_fds) ::fcntl(fd, F_SETFD, 0);  // clears FD_CLOEXEC
     if (!workdir.empty() && ::chdir(workdir.c_str()) != 0) {
       int e = errno;
       [[maybe_unused]] auto w = ::write(exec_status.write.get(), &e, sizeof e);

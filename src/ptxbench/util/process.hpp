@@ -13,6 +13,12 @@
 
 namespace ptxbench::util {
 
+// One resource limit set in the child before exec (setrlimit; soft = hard = value).
+struct ResourceLimit {
+  int resource = 0;  // RLIMIT_*
+  std::uint64_t value = 0;
+};
+
 struct ProcessSpec {
   std::vector<std::string> argv;          // argv[0] is looked up in PATH if it has no '/'
   std::optional<std::string> stdin_text;  // nullopt: stdin is /dev/null
@@ -21,6 +27,12 @@ struct ProcessSpec {
   std::vector<std::pair<std::string, std::string>> env;    // added to / replacing the parent's
   std::filesystem::path working_dir;                       // empty: the parent's
   std::optional<std::uint64_t> address_space_limit_bytes;  // RLIMIT_AS for the child
+  std::vector<ResourceLimit> limits;                       // further rlimits for the child
+  std::vector<int> inherited_fds;  // open descriptors the child keeps (at the same numbers)
+  // What the child needs besides the system: a plain runner ignores these, a sandboxing runner
+  // (sandbox/) makes only these visible, read-only or writable.
+  std::vector<std::filesystem::path> read_paths;
+  std::vector<std::filesystem::path> write_paths;
 };
 
 struct ProcessResult {

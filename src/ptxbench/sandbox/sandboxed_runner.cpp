@@ -1,0 +1,220 @@
+#include "ptxbench/sandbox/sandboxed_runner.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "ptxbench/sandbox/bwrap_command.hpp"
+#include "ptxbench/sandbox/seccomp_filter.hpp"
+
+namespace ptxbench::sandbox {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::optional<fs::path> find_bwrap() {
+  if (const char* path = std::getenv("PTXBENCH_BWRAP"); path != nullptr && *path != '\0')
+    return util::find_in_path(path);
+  return util::find_in_path("bwrap");
+}
+
+// The first line of a failed probe's stderr, bounded, for the description.
+std::string first_line(const util::ProcessResult& result) {
+  std::string text = result.started ? result.stderr_text : result.spawn_error;
+  text = text.substr(0, text.find('\n'));
+  if (text.size() > 120) text.resize(120);
+  return text.empty() ? result.describe_end() : text;
+}
+
+// Hands the folders the sandboxed user writes to over to it for one call, and everything in
+// them back to their owner afterwards (lchown: links made inside are not followed).
+class WritableFolders {
+ public:
+  WritableFolders(const std::vector<fs::path>& folders, const Policy& policy) {
+    for (const auto& folder : folders) {
+      struct stat st {};
+      if (::stat(folder.c_str(), &st) != 0) continue;
+      if (::chown(folder.c_str(), policy.unprivileged_uid, policy.unprivileged_gid) == 0)
+        owners_.push_back({folder, st.st_uid, st.st_gid});
+    }
+  }
+  ~WritableFolders() {
+    for (const auto& owner : owners_) {
+      std::error_code ec;
+      [[maybe_unused]] int rc = ::lchown(owner.folder.c_str(), owner.uid, owner.gid);
+      for (auto it = fs::recursive_directory_iterator(owner.folder, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        rc = ::lchown(it->path().c_str(), owner.uid, owner.gid);
+    }
+  }
+  WritableFolders(const WritableFolders&) = delete;
+  WritableFolders& operator=(const WritableFolders&) = delete;
+
+ private:
+  struct Owner {
+    fs::path folder;
+    uid_t uid;
+    gid_t gid;
+  };
+  std::vector<Owner> owners_;
+};
+
+}  // namespace
+
+void open_to_sandbox_user(const std::filesystem::path& folder) {
+  if (::geteuid() != 0) return;  // the sandbox runs as the caller's own user
+  std::error_code ignored;
+  fs::permissions(folder, fs::perms::others_read | fs::perms::others_exec, fs::perm_options::add,
+                  ignored);
+}
+
+SandboxedProcessRunner::SandboxedProcessRunner(std::shared_ptr<util::ProcessRunner> inner,
+                                               Policy policy)
+    : inner_(std::move(inner)), policy_(std::move(policy)) {}
+
+const Support& SandboxedProcessRunner::support() {
+  std::call_once(probed_, [this] { support_ = probe(); });
+  return support_;
+}
+
+std::string SandboxedProcessRunner::description() {
+  return describe(policy_.mode, support());
+}
+
+Support SandboxedProcessRunner::probe() {
+  Support found;
+  found.running_as_root = ::geteuid() == 0;
+  found.bwrap = find_bwrap();
+  if (found.running_as_root) found.setpriv = util::find_in_path("setpriv");
+  found.usable.other_user = !found.running_as_root;
+  const util::ProcessSpec trial{.argv = {"true"}, .timeout = std::chrono::seconds(20)};
+  if (!found.bwrap) {
+    found.why.push_back("no bwrap (no namespaces, no seccomp filter)");
+  } else {
+    support_ = found;  // run_sandboxed reads the paths
+    auto result = run_sandboxed(trial, Layers{.namespaces = true});
+    found.usable.namespaces = result.succeeded();
+    if (!found.usable.namespaces) found.why.push_back("no namespaces (" + first_line(result) + ")");
+  }
+  if (found.usable.namespaces) {
+    if (!seccomp_built_in()) {
+      found.why.push_back("no seccomp filter (built without libseccomp)");
+    } else {
+      auto result = run_sandboxed(trial, Layers{.namespaces = true, .seccomp = true});
+      found.usable.seccomp = result.succeeded();
+      if (!found.usable.seccomp)
+        found.why.push_back("no seccomp filter (" + first_line(result) + ")");
+    }
+  }
+  if (found.running_as_root) {
+    if (!found.setpriv) {
+      found.why.push_back("runs as root (no setpriv)");
+    } else {
+      support_ = found;
+      auto result =
+          run_sandboxed(trial, Layers{.namespaces = found.usable.namespaces, .other_user = true});
+      found.usable.other_user = result.succeeded();
+      if (!found.usable.other_user)
+        found.why.push_back("runs as root (" + first_line(result) + ")");
+      // The toolkit and libraries must be readable by that user (an installer's umask can
+      // leave them root-only): the first unreadable entry, if any.
+      util::ProcessSpec readable{.argv = {"find", "-L"}, .timeout = std::chrono::seconds(30)};
+      for (const auto& path : policy_.read_only_paths) readable.argv.push_back(path.string());
+      readable.argv.insert(readable.argv.end(),
+                           {"-maxdepth", "3", "!", "-readable", "-print", "-quit"});
+      if (found.usable.other_user) {
+        auto listing = run_sandboxed(
+            readable, Layers{.namespaces = found.usable.namespaces, .other_user = true});
+        std::string unreadable = listing.stdout_text.substr(0, listing.stdout_text.find('\n'));
+        if (!unreadable.empty()) {
+          found.usable.other_user = false;
+          found.why.push_back(fmt::format("runs as root ({} is not readable by uid {})", unreadable,
+                                          policy_.unprivileged_uid));
+        }
+      }
+    }
+  }
+  return found;
+}
+
+void SandboxedProcessRunner::show_read_only(const std::filesystem::path& path) {
+  open_to_sandbox_user(path);
+  std::lock_guard lock(policy_mutex_);
+  policy_.read_only_paths.push_back(path);
+}
+
+util::ProcessResult SandboxedProcessRunner::run(const util::ProcessSpec& spec) {
+  if (policy_.mode == Mode::kOff) return inner_->run(spec);
+  const Support& found = support();
+  if (policy_.mode == Mode::kStrict && !complete(found.usable)) {
+    util::ProcessResult refused;
+    refused.spawn_error =
+        fmt::format("{} (strict): {}", kNotSandboxedError, describe(policy_.mode, found));
+    return refused;
+  }
+  return run_sandboxed(spec, found.usable);
+}
+
+util::ProcessResult SandboxedProcessRunner::run_sandboxed(const util::ProcessSpec& spec,
+                                                          const Layers& layers) {
+  Policy policy;
+  {
+    std::lock_guard lock(policy_mutex_);
+    policy = policy_;
+  }
+  util::ProcessSpec outer = spec;
+  outer.env.clear();
+  outer.working_dir.clear();
+  outer.read_paths.clear();
+  outer.write_paths.clear();
+  const auto limits = resource_limits(policy);
+  outer.limits.insert(outer.limits.end(), limits.begin(), limits.end());
+  if (auto exe = util::find_in_path(spec.argv.at(0))) outer.argv[0] = exe->string();
+  const Environment environment = sandbox_environment(policy, spec, current_environment());
+  const bool switch_user = layers.other_user && support_.running_as_root && support_.setpriv;
+
+  if (!layers.namespaces) {
+    // Without bwrap: still an allow-listed environment, rlimits and (as root) another user.
+    std::vector<std::string> argv = {"env", "-i"};
+    if (!spec.working_dir.empty()) argv = {"env", "-i", "-C", spec.working_dir.string()};
+    for (const auto& [key, value] : environment) argv.push_back(key + "=" + value);
+    if (switch_user) {
+      argv.insert(argv.end(),
+                  {support_.setpriv->string(), fmt::format("--reuid={}", policy.unprivileged_uid),
+                   fmt::format("--regid={}", policy.unprivileged_gid), "--clear-groups", "--"});
+    }
+    argv.insert(argv.end(), outer.argv.begin(), outer.argv.end());
+    outer.argv = std::move(argv);
+    std::optional<WritableFolders> handed_over;
+    if (switch_user) handed_over.emplace(spec.write_paths, policy);
+    return inner_->run(outer);
+  }
+
+  BwrapSetup setup{.bwrap = *support_.bwrap};
+  if (switch_user) setup.setpriv = support_.setpriv;
+  std::optional<FilterFile> filter;
+  if (layers.seccomp) {
+    auto compiled = compile_seccomp_filter();
+    if (!compiled) {
+      util::ProcessResult failed;
+      failed.spawn_error =
+          fmt::format("{}: seccomp: {}", kNotSandboxedError, compiled.error().message);
+      return failed;
+    }
+    filter.emplace(std::move(compiled).value());
+    setup.seccomp_fd = filter->fd();
+    outer.inherited_fds.push_back(filter->fd());
+  }
+  util::ProcessSpec inner_spec = spec;
+  inner_spec.argv[0] = outer.argv[0];
+  outer.argv = bwrap_argv(setup, policy, inner_spec, environment);
+  std::optional<WritableFolders> handed_over;
+  if (setup.setpriv) handed_over.emplace(spec.write_paths, policy);
+  return inner_->run(outer);
+}
+
+}  // namespace ptxbench::sandbox

@@ -1,0 +1,2 @@
+// Hostile: puts a host file into the compiler's error text.
+#include "/etc/passwd"
