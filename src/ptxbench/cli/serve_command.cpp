@@ -1,0 +1,176 @@
+// `ptxbench serve --tokens FILE [--journal DIR] [--host H] [--port P] [--workers N]
+//  [--queue-capacity N] [--max-body-bytes B] [--reward FILE] [--no-gpu] [--port-file FILE]`:
+// the evaluation service and RL environment of docs/serve.md (API: docs/openapi.yaml).
+// SIGTERM or SIGINT drains it: running evaluations finish, queued ones stay in the journal.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <csignal>
+#include <stdexcept>
+#include <thread>
+
+#include "ptxbench/agent/evaluation_service.hpp"
+#include "ptxbench/cli/command.hpp"
+#include "ptxbench/prompt/context_level.hpp"
+#include "ptxbench/serve/service.hpp"
+#include "ptxbench/task/task_loader.hpp"
+#include "ptxbench/util/fs.hpp"
+
+namespace ptxbench::cli {
+namespace {
+
+struct ServeFlags {
+  std::string host = "127.0.0.1";
+  int port = 8750;
+  std::string tokens, journal = "ptxbench-serve", reward, tasks_dir, context_dir, port_file;
+  int workers = 0;
+  std::size_t queue_capacity = 256;
+  std::size_t max_body_bytes = 1 << 20;
+  int compile_timeout_seconds = 180;
+  bool no_gpu = false;
+};
+
+// The signal handler may only write to a pipe; a thread reads it and drains the service.
+// (A process has one set of signal dispositions, so this one descriptor is process-wide.)
+int g_signal_pipe_write = -1;
+
+extern "C" void on_shutdown_signal(int) {
+  const char byte = 1;
+  [[maybe_unused]] auto written = ::write(g_signal_pipe_write, &byte, 1);
+}
+
+// Installs the handlers for the life of the object and restores the defaults after.
+class ShutdownSignals {
+ public:
+  ShutdownSignals() {
+    if (::pipe2(fds_, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
+    g_signal_pipe_write = fds_[1];
+    std::signal(SIGTERM, on_shutdown_signal);
+    std::signal(SIGINT, on_shutdown_signal);
+  }
+  ~ShutdownSignals() {
+    std::signal(SIGTERM, SIG_DFL);
+    std::signal(SIGINT, SIG_DFL);
+    g_signal_pipe_write = -1;
+    ::close(fds_[0]);
+    ::close(fds_[1]);
+  }
+  ShutdownSignals(const ShutdownSignals&) = delete;
+  ShutdownSignals& operator=(const ShutdownSignals&) = delete;
+  // Blocks until a signal arrived or wake() was called.
+  void wait() {
+    char byte = 0;
+    while (::read(fds_[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+  }
+  void wake() { on_shutdown_signal(0); }
+
+ private:
+  int fds_[2] = {-1, -1};
+};
+
+int run_serve(const ServeFlags& flags) {
+  auto tokens = serve::load_client_tokens(flags.tokens);
+  if (!tokens) {
+    fmt::print(stderr, "ptxbench serve: {}\n", tokens.error().message);
+    return kExitUsage;
+  }
+  serve::RewardConfig reward;
+  if (!flags.reward.empty()) {
+    auto loaded = serve::load_reward_config(flags.reward);
+    if (!loaded) {
+      fmt::print(stderr, "ptxbench serve: {}\n", loaded.error().message);
+      return kExitUsage;
+    }
+    reward = *loaded;
+  }
+  auto suite = task::load_suite(flags.tasks_dir.empty() ? task::default_tasks_dir()
+                                                        : std::filesystem::path(flags.tasks_dir));
+  if (!suite) {
+    fmt::print(stderr, "ptxbench serve: {}\n", suite.error().message);
+    return kExitUsage;
+  }
+  const int workers = flags.workers > 0
+                          ? flags.workers
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto evaluations = agent::make_evaluation_service(
+      !flags.no_gpu, workers, std::chrono::seconds(flags.compile_timeout_seconds));
+
+  ShutdownSignals signals;
+  serve::Service service(
+      {.host = flags.host,
+       .port = flags.port,
+       .journal_dir = flags.journal,
+       .context_dir = flags.context_dir.empty() ? prompt::default_context_dir()
+                                                : std::filesystem::path(flags.context_dir),
+       .limits = {.capacity = flags.queue_capacity, .workers = workers},
+       .max_body_bytes = flags.max_body_bytes,
+       .reward = reward},
+      *suite, std::move(*tokens), evaluations->function());
+  for (const auto& problem : service.queue().recovery_problems())
+    fmt::print(stderr, "ptxbench serve: journal: {} (set aside)\n", problem);
+  std::string why;
+  if (!service.bind(why)) {
+    fmt::print(stderr, "ptxbench serve: {}\n", why);
+    return kExitUsage;
+  }
+  if (!flags.port_file.empty())
+    util::write_file_atomic(flags.port_file, fmt::format("{}\n", service.port()));
+  const auto counts = service.queue().counts();
+  fmt::print(stderr, "ptxbench serve: listening on http://{}:{}/v1 ({} queued from the journal)\n",
+             flags.host, service.port(), counts.queued);
+
+  std::thread drainer([&] {
+    signals.wait();
+    fmt::print(stderr, "ptxbench serve: draining (running evaluations finish)\n");
+    service.drain();
+  });
+  service.listen();
+  signals.wake();  // when listen ended for another reason
+  drainer.join();
+  const auto left = service.queue().counts();
+  fmt::print(stderr, "ptxbench serve: stopped; {} evaluations stay queued in {}\n", left.queued,
+             flags.journal);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, CommandContext& context) {
+  auto flags = std::make_shared<ServeFlags>();
+  auto* sub = app.add_subcommand("serve", "");
+  sub->add_option("--tokens", flags->tokens,
+                  "Clients file: one 'NAME TOKEN [MAX_IN_FLIGHT]' a line")
+      ->required();
+  sub->add_option("--journal", flags->journal,
+                  "Directory of the persistent queue (accepted/, running/, done/)")
+      ->capture_default_str();
+  sub->add_option("--host", flags->host, "Address to listen on")->capture_default_str();
+  sub->add_option("--port", flags->port, "Port to listen on (0: any free port)")
+      ->capture_default_str();
+  sub->add_option("--port-file", flags->port_file, "Write the port listened on to this file");
+  sub->add_option("--workers", flags->workers,
+                  "Evaluations at once (compiles in parallel; GPU stages one at a time per GPU); "
+                  "default: all cores")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--queue-capacity", flags->queue_capacity,
+                  "Evaluations that may wait; more get 429")
+      ->capture_default_str();
+  sub->add_option("--max-body-bytes", flags->max_body_bytes, "Larger requests get 413")
+      ->capture_default_str();
+  sub->add_option("--reward", flags->reward,
+                  "JSON file of reward weights (compile, correct, executed, speedup, speedup_cap)");
+  sub->add_option("--tasks-dir", flags->tasks_dir, "Task suite directory (default: built-in)");
+  sub->add_option("--context-dir", flags->context_dir,
+                  "Context documents directory (default: built-in)");
+  sub->add_option("--compile-timeout", flags->compile_timeout_seconds,
+                  "Seconds nvcc may take per candidate")
+      ->check(CLI::PositiveNumber);
+  sub->add_flag("--no-gpu", flags->no_gpu, "Stop after the static stages (verdict NOT_RUN)");
+  sub->callback([flags, &context] { context.exit_code = run_serve(*flags); });
+}
+
+}  // namespace ptxbench::cli
