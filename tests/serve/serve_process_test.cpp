@@ -1,6 +1,7 @@
-// `ptxbench serve --no-gpu` as a separate process: SIGTERM lets the running evaluation finish
-// and exits 0 with the rest still accepted in the journal; the next start runs exactly those,
-// and the one done before is not run again.
+// `ptxbench serve --no-gpu` as a separate process: SIGTERM while the second of three
+// evaluations compiles exits 0 with the first recorded and the other two (the one stopped
+// under way included) accepted in the journal; the next start runs exactly those two, and the
+// first is not run again.
 #include <httplib.h>
 #include <signal.h>
 #include <spawn.h>
@@ -107,15 +108,17 @@ TEST(ServeProcess, SigtermDrainsAndARestartRunsWhatStayedQueuedOnce) {
       ASSERT_EQ(submitted->status, 202) << submitted->body;
       ids.push_back(json::parse(submitted->body)["id"]);
     }
-    // Wait until the first is being compiled, then ask the service to stop.
-    for (int i = 0; i < 600 && files_in(journal / "running") == 0; ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    ASSERT_EQ(files_in(journal / "running"), 1u);
+    // Wait until the first is done and the second is being compiled, then stop the service.
+    for (int i = 0; i < 6000 && !(files_in(journal / "done") == 1 &&
+                                  files_in(journal / "running") == 1);
+         ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_EQ(files_in(journal / "done"), 1u);
     EXPECT_EQ(serve.terminate(), 0);
   }
   EXPECT_EQ(files_in(journal / "running"), 0u);
-  EXPECT_EQ(files_in(journal / "done"), 1u);  // the one running finished and was recorded
-  EXPECT_EQ(files_in(journal / "accepted"), 2u);
+  EXPECT_EQ(files_in(journal / "done"), 1u);      // the first, recorded
+  EXPECT_EQ(files_in(journal / "accepted"), 2u);  // the stopped second and the third
   const auto first_done = util::read_file(journal / "done" / (ids[0] + ".json"));
   ASSERT_TRUE(first_done.has_value());
 

@@ -1,15 +1,13 @@
 // `ptxbench serve --tokens FILE [--journal DIR] [--host H] [--port P] [--workers N]
 //  [--queue-capacity N] [--max-body-bytes B] [--reward FILE] [--no-gpu] [--port-file FILE]`:
 // the evaluation service and RL environment of docs/serve.md (API: docs/openapi.yaml).
-// SIGTERM or SIGINT drains it: running evaluations finish, queued ones stay in the journal.
-#include <fcntl.h>
-#include <unistd.h>
-
+// SIGTERM or SIGINT drains it: no new work is accepted, the evaluations in flight are stopped
+// (util/termination.hpp ends every child process) and stay queued with the others in the
+// journal, so the next start runs them; then it exits 0.
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <csignal>
-#include <stdexcept>
+#include <atomic>
+#include <chrono>
 #include <thread>
 
 #include "ptxbench/agent/evaluation_service.hpp"
@@ -18,6 +16,7 @@
 #include "ptxbench/serve/service.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
+#include "ptxbench/util/termination.hpp"
 
 namespace ptxbench::cli {
 namespace {
@@ -31,45 +30,6 @@ struct ServeFlags {
   std::size_t max_body_bytes = 1 << 20;
   int compile_timeout_seconds = 180;
   bool no_gpu = false;
-};
-
-// The signal handler may only write to a pipe; a thread reads it and drains the service.
-// (A process has one set of signal dispositions, so this one descriptor is process-wide.)
-int g_signal_pipe_write = -1;
-
-extern "C" void on_shutdown_signal(int) {
-  const char byte = 1;
-  [[maybe_unused]] auto written = ::write(g_signal_pipe_write, &byte, 1);
-}
-
-// Installs the handlers for the life of the object and restores the defaults after.
-class ShutdownSignals {
- public:
-  ShutdownSignals() {
-    if (::pipe2(fds_, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
-    g_signal_pipe_write = fds_[1];
-    std::signal(SIGTERM, on_shutdown_signal);
-    std::signal(SIGINT, on_shutdown_signal);
-  }
-  ~ShutdownSignals() {
-    std::signal(SIGTERM, SIG_DFL);
-    std::signal(SIGINT, SIG_DFL);
-    g_signal_pipe_write = -1;
-    ::close(fds_[0]);
-    ::close(fds_[1]);
-  }
-  ShutdownSignals(const ShutdownSignals&) = delete;
-  ShutdownSignals& operator=(const ShutdownSignals&) = delete;
-  // Blocks until a signal arrived or wake() was called.
-  void wait() {
-    char byte = 0;
-    while (::read(fds_[0], &byte, 1) < 0 && errno == EINTR) {
-    }
-  }
-  void wake() { on_shutdown_signal(0); }
-
- private:
-  int fds_[2] = {-1, -1};
 };
 
 int run_serve(const ServeFlags& flags) {
@@ -99,7 +59,6 @@ int run_serve(const ServeFlags& flags) {
   auto evaluations = agent::make_evaluation_service(
       !flags.no_gpu, workers, std::chrono::seconds(flags.compile_timeout_seconds));
 
-  ShutdownSignals signals;
   serve::Service service(
       {.host = flags.host,
        .port = flags.port,
@@ -123,13 +82,18 @@ int run_serve(const ServeFlags& flags) {
   fmt::print(stderr, "ptxbench serve: listening on http://{}:{}/v1 ({} queued from the journal)\n",
              flags.host, service.port(), counts.queued);
 
+  // The process's termination watch takes SIGTERM and SIGINT; this thread turns its word into a
+  // drain, well within the watch's grace period.
+  std::atomic<bool> listening{true};
   std::thread drainer([&] {
-    signals.wait();
-    fmt::print(stderr, "ptxbench serve: draining (running evaluations finish)\n");
+    while (listening && util::stop_signal() == 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (util::stop_signal() != 0)
+      fmt::print(stderr, "ptxbench serve: draining; evaluations in flight go back to the queue\n");
     service.drain();
   });
   service.listen();
-  signals.wake();  // when listen ended for another reason
+  listening = false;
   drainer.join();
   const auto left = service.queue().counts();
   fmt::print(stderr, "ptxbench serve: stopped; {} evaluations stay queued in {}\n", left.queued,

@@ -93,6 +93,10 @@ void JobJournal::start(const std::string& id) {
   fs::rename(file(JobState::kQueued, id), file(JobState::kRunning, id));
 }
 
+void JobJournal::requeue(const std::string& id) {
+  fs::rename(file(JobState::kRunning, id), file(JobState::kQueued, id));
+}
+
 void JobJournal::finish(const Job& job, const nlohmann::json& record) {
   nlohmann::json done{{"job", to_json(job)}, {"record", record}};
   util::write_file_atomic(file(JobState::kDone, job.id), done.dump());

@@ -29,7 +29,8 @@ class JobJournal {
   Recovered recover();
 
   void accept(const Job& job);
-  void start(const std::string& id);  // accepted -> running
+  void start(const std::string& id);    // accepted -> running
+  void requeue(const std::string& id);  // running -> accepted: it was stopped, not judged
   // Writes done/<id>.json ({"job": ..., "record": ...}), then removes running/<id>.json.
   void finish(const Job& job, const nlohmann::json& record);
 

@@ -7,6 +7,7 @@
 #include "ptxbench/agent/trajectory.hpp"
 #include "ptxbench/eval/evaluation_json.hpp"
 #include "ptxbench/task/task_loader.hpp"
+#include "ptxbench/util/termination.hpp"
 
 namespace ptxbench::serve {
 
@@ -151,6 +152,16 @@ void JobQueue::run_one(const Job& job) {
     evaluation.arch = job.arch;
     evaluation.verdict = eval::Verdict::kInternalError;
     evaluation.message = error.what();
+  }
+  if (util::stop_signal() != 0) {
+    journal_.requeue(job.id);  // its tools were stopped under it: run it again next start
+    {
+      std::lock_guard lock(mutex_);
+      known_[job.id].state = JobState::kQueued;
+      --running_;
+    }
+    changed_.notify_all();
+    return;
   }
   auto record = eval::to_json(evaluation);
   journal_.finish(job, record);

@@ -1,7 +1,9 @@
 // The bounded, persistent queue of evaluations and the threads that run them. A submission is
 // refused (never silently dropped) when the queue is full, when the client already has its
 // limit of evaluations queued or running, or while the service drains. Drain stops accepting,
-// lets running evaluations finish and leaves queued ones in the journal for the next start.
+// lets running evaluations finish and leaves queued ones in the journal for the next start. An
+// evaluation cut short because ptxbench is stopping (SIGTERM ends every child process,
+// util/termination.hpp) is not a verdict: it goes back to the journal's queue, unrecorded.
 #pragma once
 #include <chrono>
 #include <condition_variable>
