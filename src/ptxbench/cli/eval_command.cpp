@@ -21,6 +21,7 @@
 #include "ptxbench/eval/evaluation_json.hpp"
 #include "ptxbench/eval/evaluator.hpp"
 #include "ptxbench/eval/summary.hpp"
+#include "ptxbench/gpus/gpu_list.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/child_processes.hpp"
 #include "ptxbench/util/fs.hpp"
@@ -40,6 +41,7 @@ struct EvalOptions {
   std::string keep_artifacts;
   std::string tasks_dir;
   bool no_gpu = false;
+  std::string gpus;  // --gpus all|LIST; empty: the default worker
   int compile_timeout_seconds = 180;
 };
 
@@ -123,13 +125,21 @@ int run_eval(const EvalOptions& options) {
   }
 
   auto runner = std::make_shared<util::SystemProcessRunner>();
-  auto gpu = options.no_gpu ? nullptr : eval::make_default_gpu_stages(runner, *timed);
+  std::vector<std::shared_ptr<eval::GpuStages>> gpu_slots;  // one per GPU of --gpus
+  if (!options.no_gpu) {
+    auto slots = gpus::gpu_slots(options.gpus, runner, *timed);
+    if (!slots) {
+      fmt::print(stderr, "ptxbench eval: {}\n", slots.error().message);
+      return kExitUsage;
+    }
+    gpu_slots = std::move(*slots);
+  }
   eval::Evaluator evaluator(
       {.work_dir = options.keep_artifacts,
        .compile_timeout = std::chrono::seconds(options.compile_timeout_seconds),
        .jobs = options.jobs,
        .run_gpu_stages = !options.no_gpu},
-      runner, gpu);
+      runner, gpu_slots);
   std::size_t done = 0;
   auto print_verdict = [&](std::size_t, const eval::Evaluation& e) {
     ++done;
@@ -188,6 +198,9 @@ void add_eval_command(CLI::App& app, CommandContext& context) {
       ->check(CLI::PositiveNumber);
   sub->add_flag("--no-gpu", options->no_gpu,
                 "Stop after the static stages even where a GPU is present");
+  sub->add_option("--gpus", options->gpus,
+                  "all, or a list of GPUs (0,1,3): one worker per GPU, each judging one "
+                  "candidate at a time while the others compile (default: one worker)");
   sub->add_option("--time-workloads", options->time_workloads,
                   "Workloads the timing stage times: headline (default), all, or a comma list "
                   "of workload names (M8192,M8828; a task lacking one skips it). The verdict "

@@ -12,6 +12,7 @@
 
 #include "ptxbench/agent/evaluation_service.hpp"
 #include "ptxbench/cli/command.hpp"
+#include "ptxbench/gpus/gpu_list.hpp"
 #include "ptxbench/prompt/context_level.hpp"
 #include "ptxbench/serve/service.hpp"
 #include "ptxbench/task/task_loader.hpp"
@@ -30,6 +31,7 @@ struct ServeFlags {
   std::size_t max_body_bytes = 1 << 20;
   int compile_timeout_seconds = 180;
   bool no_gpu = false;
+  std::string gpus;  // --gpus all|LIST
 };
 
 int run_serve(const ServeFlags& flags) {
@@ -56,8 +58,21 @@ int run_serve(const ServeFlags& flags) {
   const int workers = flags.workers > 0
                           ? flags.workers
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto evaluations = agent::make_evaluation_service(
-      !flags.no_gpu, workers, std::chrono::seconds(flags.compile_timeout_seconds));
+  auto runner = std::make_shared<util::SystemProcessRunner>();
+  std::vector<std::shared_ptr<eval::GpuStages>> gpu_workers;  // one per GPU
+  if (!flags.no_gpu) {
+    auto slots = gpus::gpu_slots(flags.gpus, runner);
+    if (!slots) {
+      fmt::print(stderr, "ptxbench serve: {}\n", slots.error().message);
+      return kExitUsage;
+    }
+    gpu_workers = std::move(*slots);
+  }
+  const auto gpu_count = gpu_workers.size();
+  auto evaluations = std::make_unique<agent::EvaluationService>(
+      eval::EvaluatorOptions{.compile_timeout = std::chrono::seconds(flags.compile_timeout_seconds),
+                             .run_gpu_stages = !flags.no_gpu},
+      runner, std::move(gpu_workers), workers);
 
   serve::Service service(
       {.host = flags.host,
@@ -79,8 +94,10 @@ int run_serve(const ServeFlags& flags) {
   if (!flags.port_file.empty())
     util::write_file_atomic(flags.port_file, fmt::format("{}\n", service.port()));
   const auto counts = service.queue().counts();
-  fmt::print(stderr, "ptxbench serve: listening on http://{}:{}/v1 ({} queued from the journal)\n",
-             flags.host, service.port(), counts.queued);
+  fmt::print(stderr,
+             "ptxbench serve: listening on http://{}:{}/v1 ({} GPU workers, {} evaluations at "
+             "once, {} queued from the journal)\n",
+             flags.host, service.port(), gpu_count, workers, counts.queued);
 
   // The process's termination watch takes SIGTERM and SIGINT; this thread turns its word into a
   // drain, well within the watch's grace period.
@@ -134,6 +151,9 @@ void add_serve_command(CLI::App& app, CommandContext& context) {
                   "Seconds nvcc may take per candidate")
       ->check(CLI::PositiveNumber);
   sub->add_flag("--no-gpu", flags->no_gpu, "Stop after the static stages (verdict NOT_RUN)");
+  sub->add_option("--gpus", flags->gpus,
+                  "all, or a list of GPUs (0,1,3): one worker and queue per GPU (default: one "
+                  "worker)");
   sub->callback([flags, &context] { context.exit_code = run_serve(*flags); });
 }
 
