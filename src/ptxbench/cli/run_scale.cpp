@@ -1,15 +1,16 @@
-#include "ptxbench/cli/run_slurm.hpp"
+#include "ptxbench/cli/run_scale.hpp"
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "ptxbench/cli/command.hpp"
+#include "ptxbench/gpus/gpu_list.hpp"
 #include "ptxbench/slurm/array_job.hpp"
 #include "ptxbench/slurm/shard_plan.hpp"
 
 namespace ptxbench::cli {
 
-void add_slurm_flags(CLI::App& sub, SlurmFlags& flags) {
+void add_run_scale_flags(CLI::App& sub, RunScaleFlags& flags) {
   sub.add_option("--slurm", flags.sbatch_args,
                  "Submit the run as a Slurm job array instead of running it; the value holds "
                  "sbatch options (\"--partition=gpu --gres=gpu:1\", or \"\" for none). Each shard "
@@ -17,9 +18,12 @@ void add_slurm_flags(CLI::App& sub, SlurmFlags& flags) {
   sub.add_option("--shards", flags.shards, "With --slurm: shards (default: one per task)")
       ->check(CLI::PositiveNumber);
   sub.add_option("--shard", flags.shard, "Run only shard I/N of the tasks (set by the array job)");
+  sub.add_option("--gpus", flags.gpus,
+                 "all, or a list of GPUs (0,1,3): one worker and queue per GPU (default: one "
+                 "worker)");
 }
 
-int submit_run_to_slurm(const SlurmFlags& flags, const std::filesystem::path& out,
+int submit_run_to_slurm(const RunScaleFlags& flags, const std::filesystem::path& out,
                         const std::vector<const task::Task*>& tasks) {
   const int shards = slurm::shard_count(tasks.size(), flags.shards);
   slurm::ArrayJob job{.run_dir = out,
@@ -38,7 +42,7 @@ int submit_run_to_slurm(const SlurmFlags& flags, const std::filesystem::path& ou
   return kExitOk;
 }
 
-bool keep_shard_tasks(const SlurmFlags& flags, std::vector<const task::Task*>& tasks) {
+bool keep_shard_tasks(const RunScaleFlags& flags, std::vector<const task::Task*>& tasks) {
   if (flags.shard.empty()) return true;
   auto shard = slurm::parse_shard_spec(flags.shard);
   if (!shard) {
@@ -47,6 +51,24 @@ bool keep_shard_tasks(const SlurmFlags& flags, std::vector<const task::Task*>& t
   }
   tasks = slurm::shard_tasks(tasks, *shard);
   return true;
+}
+
+std::unique_ptr<agent::EvaluationService> make_run_evaluations(
+    const RunScaleFlags& flags, const agent::EvaluationSettings& settings) {
+  auto runner = std::make_shared<util::SystemProcessRunner>();
+  std::vector<std::shared_ptr<eval::GpuStages>> workers;
+  if (settings.gpu) {
+    auto slots = gpus::gpu_slots(flags.gpus, runner);
+    if (!slots) {
+      fmt::print(stderr, "ptxbench run: {}\n", slots.error().message);
+      return nullptr;
+    }
+    workers = std::move(*slots);
+  }
+  return std::make_unique<agent::EvaluationService>(
+      eval::EvaluatorOptions{.compile_timeout = settings.compile_timeout,
+                             .run_gpu_stages = settings.gpu},
+      runner, std::move(workers), settings.parallel);
 }
 
 }  // namespace ptxbench::cli
