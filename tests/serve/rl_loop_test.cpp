@@ -18,7 +18,7 @@ TEST(RlLoop, AReplayModelPlaysAnEpisodeToTheTargetSpeedup) {
   GatedEvaluator evaluator;
   ServiceHarness harness(evaluator.function());
   auto http = harness.client(kTrainer);
-  auto book = model::load_replay_book(PTXBENCH_TEST_DATA_DIR "/replay");
+  auto book = model::load_replay_book(std::string(PTXBENCH_TEST_DATA_DIR) + "/replay");
   ASSERT_TRUE(book.has_value()) << book.error().message;
   model::ReplayProvider provider(std::move(*book));
 

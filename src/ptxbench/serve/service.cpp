@@ -12,20 +12,20 @@
 namespace ptxbench::serve {
 
 struct Service::Impl {
-  Impl(ServiceOptions options, const std::vector<task::Task>& suite, ClientTokens tokens,
+  Impl(ServiceOptions given, const std::vector<task::Task>& suite, ClientTokens tokens,
        agent::EvaluateFn evaluate)
-      : options(std::move(options)),
-        journal(this->options.journal_dir),
-        queue(journal, suite, std::move(evaluate), this->options.limits),
-        environment(suite, this->options.context_dir, queue, this->options.reward),
+      : options(std::move(given)),
+        journal(options.journal_dir),
+        queue(journal, suite, std::move(evaluate), options.limits),
+        environment(suite, options.context_dir, queue, options.reward),
         api{.suite = suite,
             .tokens = std::move(tokens),
-            .context_dir = this->options.context_dir,
+            .context_dir = options.context_dir,
             .queue = queue,
             .environment = environment} {
-    const int threads = std::max(4, this->options.http_threads);
+    const int threads = std::max(4, options.http_threads);
     server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    server.set_payload_max_length(this->options.max_body_bytes);
+    server.set_payload_max_length(options.max_body_bytes);
     register_routes(server, api);
   }
 
