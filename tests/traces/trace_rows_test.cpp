@@ -39,7 +39,7 @@ TEST(TraceRows, OneRowPerTurnWithItsCodeAndVerdict) {
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].verdict, "NO_CODE");
   EXPECT_FALSE(rows[0].code.has_value());
-  EXPECT_EQ(rows[1].code, "int k;");
+  EXPECT_EQ(rows[1].code, "int k;\n");
   EXPECT_EQ(rows[1].context, "isa");
   EXPECT_TRUE(rows[1].passed);
   EXPECT_EQ(rows[1].executed_families, (std::map<std::string, std::int64_t>{{"GMMA", 4096}}));
