@@ -30,10 +30,10 @@ TEST(RlLoop, AReplayModelPlaysAnEpisodeToTheTargetSpeedup) {
                      {"max_turns", 8},
                      {"target_speedup", 2.2}});
   ASSERT_EQ(reset->status, 200) << reset->body;
-  const auto session = body_of(reset)["session"].get<std::string>();
+  const auto episode = body_of(reset);  // named: a loop over a temporary's member would dangle
+  const auto session = episode["session"].get<std::string>();
   model::Conversation conversation;
-  for (const auto& m : body_of(reset)["messages"])
-    conversation.push_back({m["role"], m["content"]});
+  for (const auto& m : episode["messages"]) conversation.push_back({m["role"], m["content"]});
   ASSERT_EQ(conversation.size(), 2u);
   EXPECT_EQ(conversation[0].role, "system");
 

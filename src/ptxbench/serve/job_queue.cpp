@@ -95,6 +95,8 @@ std::optional<nlohmann::json> JobQueue::wait_done(const std::string& id) const {
            (draining_ && snapshot->state == JobState::kQueued);
   });
   auto snapshot = find_locked(id);
+  lock.unlock();
+  if (!snapshot) snapshot = find(id);  // finished before this process started
   if (!snapshot || snapshot->state != JobState::kDone) return std::nullopt;
   return snapshot->record;
 }
