@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <iterator>
 #include <thread>
 
 #include "ptxbench/agent/evaluation_service.hpp"
@@ -112,9 +114,10 @@ int run_serve(const ServeFlags& flags) {
   service.listen();
   listening = false;
   drainer.join();
-  const auto left = service.queue().counts();
-  fmt::print(stderr, "ptxbench serve: stopped; {} evaluations stay queued in {}\n", left.queued,
-             flags.journal);
+  const auto accepted = std::filesystem::path(flags.journal) / "accepted";
+  const auto left = std::distance(std::filesystem::directory_iterator(accepted), {});
+  fmt::print(stderr, "ptxbench serve: stopped; {} evaluations stay queued in {}\n", left,
+             accepted.string());
   return kExitOk;
 }
 
