@@ -36,7 +36,8 @@ int main(int argc, char** argv) {
       });
     }
     for (auto& t : threads) t.join();
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double per_gpu_hour = candidates / (wall / 3600.0) / workers;
     const double total = candidates / wall;
     if (workers == 1) single = total;

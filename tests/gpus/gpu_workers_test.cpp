@@ -6,9 +6,9 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
-#include <memory>
 #include <thread>
 
 #include "fake_gpu_worker.hpp"

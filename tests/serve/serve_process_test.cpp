@@ -109,9 +109,8 @@ TEST(ServeProcess, SigtermDrainsAndARestartRunsWhatStayedQueuedOnce) {
       ids.push_back(json::parse(submitted->body)["id"]);
     }
     // Wait until the first is done and the second is being compiled, then stop the service.
-    for (int i = 0; i < 6000 && !(files_in(journal / "done") == 1 &&
-                                  files_in(journal / "running") == 1);
-         ++i)
+    for (int i = 0;
+         i < 6000 && !(files_in(journal / "done") == 1 && files_in(journal / "running") == 1); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     ASSERT_EQ(files_in(journal / "done"), 1u);
     EXPECT_EQ(serve.terminate(), 0);
