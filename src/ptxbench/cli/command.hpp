@@ -38,5 +38,9 @@ void add_prompt_command(CLI::App& app, CommandContext& context);
 void add_run_command(CLI::App& app, CommandContext& context);
 void add_demo_command(CLI::App& app, CommandContext& context);
 void add_report_command(CLI::App& app, CommandContext& context);
+void add_serve_command(CLI::App& app, CommandContext& context);
+void add_export_traces_command(CLI::App& app, CommandContext& context);
+void add_export_tasks_command(CLI::App& app, CommandContext& context);
+void add_merge_command(CLI::App& app, CommandContext& context);
 
 }  // namespace ptxbench::cli

@@ -7,7 +7,7 @@
 
 namespace ptxbench::cli {
 namespace {
-constexpr std::array<CommandSpec, 6> kCommands{{
+constexpr std::array<CommandSpec, 10> kCommands{{
     {"tasks", "List the task suite, or show one task as a model sees it", false,
      &add_tasks_command},
     {"eval", "Evaluate candidate kernels (.cu or model responses) on a task", true,
@@ -19,6 +19,14 @@ constexpr std::array<CommandSpec, 6> kCommands{{
     {"demo", "The built-in default: replay the project's solutions through the full loop", true,
      &add_demo_command},
     {"report", "Tables and plots from one or more runs", false, &add_report_command},
+    {"serve", "The evaluation service and RL environment over HTTP (docs/serve.md)", true,
+     &add_serve_command},
+    {"export-traces", "Write runs' turns as a dataset (JSON Lines + dataset card)", false,
+     &add_export_traces_command},
+    {"export-tasks", "Write tasks as folders for agent harnesses (--format harbor)", false,
+     &add_export_tasks_command},
+    {"merge", "Combine the shard folders of a run (ptxbench run --slurm) into one run", false,
+     &add_merge_command},
 }};
 
 // Levenshtein distance with one row of memory.
@@ -56,7 +64,8 @@ std::vector<std::string> closest_names(std::string_view name, const std::vector<
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   // Only the best: "gemm_n7168_k512" suggests gemm_n7168_k5120, not every GEMM two edits away.
   std::vector<std::string> out;
-  for (std::size_t i = 0; i < close.size() && i < limit && close[i].first == close.front().first; ++i)
+  for (std::size_t i = 0; i < close.size() && i < limit && close[i].first == close.front().first;
+       ++i)
     out.push_back(close[i].second);
   return out;
 }

@@ -24,6 +24,7 @@
 #include "ptxbench/eval/evaluator.hpp"
 #include "ptxbench/eval/summary.hpp"
 #include "ptxbench/sandbox/evaluation_sandbox.hpp"
+#include "ptxbench/gpus/gpu_list.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/child_processes.hpp"
 #include "ptxbench/util/fs.hpp"
@@ -43,6 +44,7 @@ struct EvalOptions {
   std::string keep_artifacts;
   std::string tasks_dir;
   bool no_gpu = false;
+  std::string gpus;  // --gpus all|LIST; empty: the default worker
   int compile_timeout_seconds = 180;
   std::string correctness_rule;  // empty: each task's tolerance.rule
   std::string sandbox = "strict";
@@ -156,7 +158,15 @@ int run_eval(const EvalOptions& options) {
   if (box.description != "full" && box.description != "off")
     fmt::print(stderr, "ptxbench eval: WARNING: sandbox {}\n", box.description);
   std::shared_ptr<util::ProcessRunner> runner = box.worker;
-  auto gpu = options.no_gpu ? nullptr : eval::make_default_gpu_stages(runner, *timed);
+  std::vector<std::shared_ptr<eval::GpuStages>> gpu_slots;  // one per GPU of --gpus
+  if (!options.no_gpu) {
+    auto slots = gpus::gpu_slots(options.gpus, runner, *timed);
+    if (!slots) {
+      fmt::print(stderr, "ptxbench eval: {}\n", slots.error().message);
+      return kExitUsage;
+    }
+    gpu_slots = std::move(*slots);
+  }
   eval::Evaluator evaluator(
       {.work_dir = options.keep_artifacts,
        .compile_timeout = std::chrono::seconds(options.compile_timeout_seconds),
@@ -164,7 +174,7 @@ int run_eval(const EvalOptions& options) {
        .run_gpu_stages = !options.no_gpu,
        .compile_runner = box.compiler,
        .sandbox = box.description},
-      runner, gpu);
+      runner, gpu_slots);
   std::size_t done = 0;
   auto print_verdict = [&](std::size_t, const eval::Evaluation& e) {
     ++done;
@@ -230,6 +240,9 @@ void add_eval_command(CLI::App& app, CommandContext& context) {
   sub->add_option("--correctness-rule", options->correctness_rule,
                   "as_accurate_as_library or matches_library: the rule that decides every "
                   "task's correctness (default: each task's tolerance.rule; docs/correctness.md)");
+  sub->add_option("--gpus", options->gpus,
+                  "all, or a list of GPUs (0,1,3): one worker per GPU, each judging one "
+                  "candidate at a time while the others compile (default: one worker)");
   sub->add_option("--time-workloads", options->time_workloads,
                   "Workloads the timing stage times: headline (default), all, or a comma list "
                   "of workload names (M8192,M8828; a task lacking one skips it). The verdict "

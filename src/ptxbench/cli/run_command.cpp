@@ -12,6 +12,7 @@
 #include "ptxbench/agent/run_config.hpp"
 #include "ptxbench/agent/run_executor.hpp"
 #include "ptxbench/cli/command.hpp"
+#include "ptxbench/cli/run_scale.hpp"
 #include "ptxbench/model/provider_factory.hpp"
 #include "ptxbench/sandbox/policy.hpp"
 #include "ptxbench/task/task_loader.hpp"
@@ -39,6 +40,7 @@ struct RunFlags {
   std::string tasks_dir, context_dir;
   bool no_gpu = false;
   std::string correctness_rule;
+  RunScaleFlags scale;
 };
 
 util::Expected<model::ProviderConfig> model_from_flags(const RunFlags& flags) {
@@ -135,6 +137,8 @@ int run_run(const RunFlags& flags) {
     fmt::print(stderr, "ptxbench run: {}\n", tasks.error().message);
     return kExitUsage;
   }
+  if (flags.scale.sbatch_args) return submit_run_to_slurm(flags.scale, config->out, *tasks);
+  if (!keep_shard_tasks(flags.scale, *tasks)) return kExitUsage;
   agent::RunPlan plan{.trajectories = agent::expand_grid(*config, *tasks),
                       .agent = {.max_turns = config->turns,
                                 .history = config->history,
@@ -156,9 +160,8 @@ int run_run(const RunFlags& flags) {
     fmt::print(stderr, "ptxbench run: {}\n", directory.error().message);
     return kExitUsage;
   }
-  auto evaluations = agent::make_evaluation_service(
-      config->evaluation.gpu, config->evaluation.parallel, config->evaluation.compile_timeout,
-      config->evaluation.sandbox);
+  auto evaluations = make_run_evaluations(flags.scale, config->evaluation);
+  if (!evaluations) return kExitUsage;
   std::mutex print_mutex;
   agent::RunObserver observer{.on_turn =
                                   [&print_mutex](const agent::TurnEvent& event) {
@@ -242,6 +245,7 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                   "tolerance.rule (docs/correctness.md)");
   sub->add_option("--tasks-dir", flags->tasks_dir, "Task suite (default: built-in)");
   sub->add_option("--context-dir", flags->context_dir, "Context documents (default: built-in)");
+  add_run_scale_flags(*sub, flags->scale);
   sub->callback([flags, &context] { context.exit_code = run_run(*flags); });
 }
 

@@ -1,0 +1,99 @@
+// `ptxbench export-traces RUN_DIR... --out DIR [--exploits FILE] [--name NAME]`: every completed
+// turn of the runs as one JSON Lines file (DIR/traces.jsonl) that `datasets` loads, and its
+// dataset card (DIR/README.md). Both are written atomically; the runs are only read.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "ptxbench/agent/trajectory.hpp"
+#include "ptxbench/cli/command.hpp"
+#include "ptxbench/traces/dataset_card.hpp"
+#include "ptxbench/traces/trace_rows.hpp"
+#include "ptxbench/util/fs.hpp"
+
+namespace ptxbench::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct ExportTracesFlags {
+  std::vector<std::string> runs;
+  std::string out, exploits, name = "ptxbench-traces";
+};
+
+// The trajectory files of a run, in name order; an error when it is not a run.
+util::Expected<std::vector<fs::path>> trajectory_files(const fs::path& run) {
+  if (!fs::exists(run / "run.json") || !fs::is_directory(run / "trajectories"))
+    return util::make_error(
+        fmt::format("{}: not a run directory (no run.json and trajectories/)", run.string()));
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(run / "trajectories")) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+int run_export_traces(const ExportTracesFlags& flags) {
+  traces::ExploitList exploits;
+  if (!flags.exploits.empty()) {
+    auto loaded = traces::load_exploit_list(flags.exploits);
+    if (!loaded) {
+      fmt::print(stderr, "ptxbench export-traces: {}\n", loaded.error().message);
+      return kExitUsage;
+    }
+    exploits = std::move(*loaded);
+  }
+  std::vector<traces::TraceRow> rows;
+  std::vector<std::string> run_names;
+  for (const auto& run : flags.runs) {
+    auto files = trajectory_files(run);
+    if (!files) {
+      fmt::print(stderr, "ptxbench export-traces: {}\n", files.error().message);
+      return kExitUsage;
+    }
+    const auto run_name = fs::path(run).lexically_normal().filename().string();
+    run_names.push_back(run_name);
+    for (const auto& file : *files) {
+      auto text = util::read_file(file);
+      auto json = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+      auto trajectory = json.is_discarded() || json.is_null()
+                            ? util::Expected<agent::Trajectory>(util::make_error("not valid JSON"))
+                            : agent::trajectory_from_json(json);
+      if (!trajectory) {
+        fmt::print(stderr, "ptxbench export-traces: {}: {}\n", file.string(),
+                   trajectory.error().message);
+        return kExitUsage;
+      }
+      auto trajectory_rows = traces::rows_of(*trajectory, run_name, exploits);
+      rows.insert(rows.end(), trajectory_rows.begin(), trajectory_rows.end());
+    }
+  }
+  std::string lines;
+  for (const auto& row : rows) lines += traces::to_json(row).dump() + "\n";
+  fs::create_directories(flags.out);
+  const traces::CardInputs card{
+      .name = flags.name, .runs = run_names, .exploit_list_given = !flags.exploits.empty()};
+  util::write_file_atomic(fs::path(flags.out) / card.data_file, lines);
+  util::write_file_atomic(fs::path(flags.out) / "README.md",
+                          traces::render_dataset_card(card, rows));
+  fmt::print("{} turns from {} run(s) written to {}\n", rows.size(), flags.runs.size(),
+             (fs::path(flags.out) / card.data_file).string());
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_export_traces_command(CLI::App& app, CommandContext& context) {
+  auto flags = std::make_shared<ExportTracesFlags>();
+  auto* sub = app.add_subcommand("export-traces", "");
+  sub->add_option("runs", flags->runs, "Run directories")->required();
+  sub->add_option("--out", flags->out, "Dataset directory to write")->required();
+  sub->add_option("--exploits", flags->exploits,
+                  "Turns judged as exploits after the run: code hashes or TRAJECTORY_ID#TURN, "
+                  "one a line");
+  sub->add_option("--name", flags->name, "The dataset's name in its card")->capture_default_str();
+  sub->callback([flags, &context] { context.exit_code = run_export_traces(*flags); });
+}
+
+}  // namespace ptxbench::cli

@@ -1,0 +1,44 @@
+// A ptxbench task as a Harbor task folder, for agent harnesses that run tasks in containers:
+//   task.toml                 metadata, timeouts, a GPU for the environment
+//   instruction.md            the prompt a model gets (system part + task part), and where to
+//                             write the answer
+//   environment/Dockerfile    FROM an image with ptxbench installed; copies the workspace
+//   environment/workspace/kernel.cu   the stub the agent replaces (the ABI's shape, no kernel)
+//   tests/test.sh             judges /workspace/kernel.cu with `ptxbench eval --json` (or the
+//                             service when PTXBENCH_URL is set) and writes the verdict,
+//                             speedup and executed instructions; reward 1 only for PASSED
+//   solution/solve.sh         (when the project ships a solution) copies it into place
+#pragma once
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "ptxbench/arch/arch.hpp"
+#include "ptxbench/prompt/context_level.hpp"
+#include "ptxbench/task/task.hpp"
+#include "ptxbench/util/expected.hpp"
+
+namespace ptxbench::harbor {
+
+struct HarborFile {
+  std::string content;
+  bool executable = false;
+};
+
+struct HarborOptions {
+  arch::Arch arch = arch::Arch::kHopper;
+  prompt::ContextLevel context = prompt::ContextLevel::kNone;
+  std::filesystem::path context_dir;
+  std::string base_image = "ptxbench:latest";  // an image with ptxbench, nvcc and the GPU tools
+  std::optional<std::string> solution;         // a shipped solution's source
+};
+
+// The folder name: "<task>-<arch>" (Harbor task names are per folder).
+std::string harbor_task_name(const task::Task& task, arch::Arch arch);
+
+// Relative path -> file. Fails only when a context document is missing.
+util::Expected<std::map<std::string, HarborFile>> render_harbor_task(const task::Task& task,
+                                                                     const HarborOptions& options);
+
+}  // namespace ptxbench::harbor

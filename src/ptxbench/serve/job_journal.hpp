@@ -1,0 +1,47 @@
+// The persistent queue: one JSON file per job in DIR/accepted, DIR/running or DIR/done, moved
+// between them by rename (atomic within one file system), so a file is always in exactly one
+// state. A job is accepted (its file written) before the client hears its id, and done only
+// once its record is written. After a crash, a job found in running/ has no record and goes
+// back to accepted/; a job with a record is never run again.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ptxbench/serve/job.hpp"
+
+namespace ptxbench::serve {
+
+class JobJournal {
+ public:
+  explicit JobJournal(std::filesystem::path dir);  // creates the three folders
+
+  struct Recovered {
+    std::vector<Job> queued;            // in acceptance order
+    std::uint64_t next_sequence = 1;    // above every job the journal has seen
+    std::vector<std::string> problems;  // unreadable files, set aside under DIR/rejected
+  };
+  // Call once at start-up, before any accept.
+  Recovered recover();
+
+  void accept(const Job& job);
+  void start(const std::string& id);    // accepted -> running
+  void requeue(const std::string& id);  // running -> accepted: it was stopped, not judged
+  // Writes done/<id>.json ({"job": ..., "record": ...}), then removes running/<id>.json.
+  void finish(const Job& job, const nlohmann::json& record);
+
+  std::optional<JobState> state_of(const std::string& id) const;
+  // {"job": ..., "record": ...} of a finished job.
+  std::optional<nlohmann::json> done_entry(const std::string& id) const;
+  const std::filesystem::path& dir() const { return dir_; }
+
+ private:
+  std::filesystem::path file(JobState state, const std::string& id) const;
+  std::filesystem::path dir_;
+};
+
+}  // namespace ptxbench::serve

@@ -1,0 +1,50 @@
+// `ptxbench serve`: the HTTP API (docs/openapi.yaml) over a job queue and an RL environment.
+// Construction recovers the journal and starts the evaluation workers; listen() serves until
+// drain() (what SIGTERM calls): new submissions get 503, running evaluations finish and are
+// recorded, queued ones stay in the journal for the next start, then the listener stops.
+#pragma once
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ptxbench/agent/trajectory_runner.hpp"
+#include "ptxbench/serve/client_tokens.hpp"
+#include "ptxbench/serve/job_queue.hpp"
+#include "ptxbench/serve/reward.hpp"
+
+namespace ptxbench::serve {
+
+struct ServiceOptions {
+  std::string host = "127.0.0.1";
+  int port = 8750;  // 0: any free port (see Service::port)
+  std::filesystem::path journal_dir;
+  std::filesystem::path context_dir;
+  QueueLimits limits;
+  std::size_t max_body_bytes = 1 << 20;  // larger requests get 413
+  int http_threads = 32;                 // open requests at once, streams and RL steps included
+  RewardConfig reward;
+};
+
+class Service {
+ public:
+  Service(ServiceOptions options, const std::vector<task::Task>& suite, ClientTokens tokens,
+          agent::EvaluateFn evaluate);
+  ~Service();
+  Service(const Service&) = delete;
+  Service& operator=(const Service&) = delete;
+
+  // Binds the listening socket; returns false (with `why`) when it cannot.
+  bool bind(std::string& why);
+  int port() const;
+  void listen();  // blocks until drain()
+  void drain();   // safe from any thread, more than once
+  JobQueue& queue();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ptxbench::serve

@@ -1,0 +1,84 @@
+// Trace rows from real trajectory files: one per completed turn, the extracted code, the
+// executed families, and the exploit flag from a review list.
+#include "ptxbench/traces/trace_rows.hpp"
+
+#include <gtest/gtest.h>
+
+#include "ptxbench/traces/dataset_card.hpp"
+#include "ptxbench/util/fs.hpp"
+
+namespace ptxbench::traces {
+namespace {
+
+agent::Trajectory make_trajectory() {
+  agent::Trajectory t;
+  t.info = {.id = "m__gemm_n7168_k5120__hopper__isa__s0",
+            .model = "m",
+            .provider = "replay",
+            .task = "gemm_n7168_k5120",
+            .context_level = prompt::ContextLevel::kIsa};
+  t.messages = {{.role = "system", .content = "S"},
+                {.role = "user", .content = "T"},
+                {.role = "assistant", .content = "no code", .extra = {{"turn", 1}}},
+                {.role = "user", .content = "feedback 1", .extra = {{"turn", 1}}},
+                {.role = "assistant", .content = "```cuda\nint k;\n```", .extra = {{"turn", 2}}},
+                {.role = "user", .content = "feedback 2", .extra = {{"turn", 2}}}};
+  agent::TurnRecord first{.turn = 1};
+  first.evaluation.verdict = eval::Verdict::kNoCode;
+  agent::TurnRecord second{.turn = 2, .code_hash = "abc123"};
+  second.evaluation.verdict = eval::Verdict::kPassed;
+  second.evaluation.families = {{.family = "GMMA", .requested = true, .executed_count = 4096},
+                                {.family = "TMA", .requested = true}};
+  second.evaluation.workloads = {{.workload = "M8192", .headline = true, .speedup = 1.2}};
+  t.turns = {first, second};
+  return t;
+}
+
+TEST(TraceRows, OneRowPerTurnWithItsCodeAndVerdict) {
+  const auto rows = rows_of(make_trajectory(), "run-a", {});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].verdict, "NO_CODE");
+  EXPECT_FALSE(rows[0].code.has_value());
+  EXPECT_EQ(rows[1].code, "int k;\n");
+  EXPECT_EQ(rows[1].context, "isa");
+  EXPECT_TRUE(rows[1].passed);
+  EXPECT_EQ(rows[1].executed_families, (std::map<std::string, std::int64_t>{{"GMMA", 4096}}));
+  EXPECT_EQ(rows[1].requested_families, (std::vector<std::string>{"GMMA", "TMA"}));
+  EXPECT_DOUBLE_EQ(*rows[1].speedup, 1.2);
+}
+
+TEST(TraceRows, EveryRowHasTheSameColumns) {
+  const auto rows = rows_of(make_trajectory(), "run-a", {});
+  auto keys = [](const nlohmann::json& j) {
+    std::vector<std::string> out;
+    for (const auto& [k, v] : j.items()) out.push_back(k);
+    return out;
+  };
+  EXPECT_EQ(keys(to_json(rows[0])), keys(to_json(rows[1])));
+  EXPECT_TRUE(to_json(rows[0])["speedup"].is_null());
+  EXPECT_EQ(to_json(rows[1])["executed_families"][0]["family"], "GMMA");
+}
+
+TEST(TraceRows, TheReviewListFlagsExploitsByHashOrTurn) {
+  util::TempDir dir;
+  util::write_file_atomic(
+      dir.path() / "exploits",
+      "# reviewed 2026-12-01\nabc123\nm__gemm_n7168_k5120__hopper__isa__s0#1\n");
+  auto list = load_exploit_list(dir.path() / "exploits");
+  ASSERT_TRUE(list.has_value());
+  const auto rows = rows_of(make_trajectory(), "run-a", *list);
+  EXPECT_TRUE(rows[0].exploit);
+  EXPECT_TRUE(rows[1].exploit);
+  EXPECT_FALSE(rows_of(make_trajectory(), "run-a", {})[1].exploit);
+}
+
+TEST(DatasetCard, NamesTheDataFileAndCountsVerdicts) {
+  const auto rows = rows_of(make_trajectory(), "run-a", {});
+  const auto card = render_dataset_card({.name = "t", .runs = {"run-a"}}, rows);
+  EXPECT_NE(card.find("path: traces.jsonl"), std::string::npos);
+  EXPECT_NE(card.find("| NO_CODE | 1 |"), std::string::npos);
+  EXPECT_NE(card.find("not reviewed"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ptxbench::traces
