@@ -43,4 +43,13 @@ if [ ! -f "$stamp" ]; then
   python3 -m pip install -q --disable-pip-version-check --no-deps --target "$py_dir" -r deps/python.txt
   touch "$stamp"
 fi
+# --- PyPI packages of the tests (with their dependencies) ---------------------------------
+test_dir="$root/.deps/python-test"
+test_stamp="$test_dir/.installed-$(sha256sum deps/python-test.txt | cut -c1-16)"
+if [ ! -f "$test_stamp" ]; then
+  echo "setup: installing the tests' PyPI packages into .deps/python-test"
+  rm -rf "$test_dir"; mkdir -p "$test_dir"
+  python3 -m pip install -q --disable-pip-version-check --target "$test_dir" -r deps/python-test.txt
+  touch "$test_stamp"
+fi
 echo "setup: ok"

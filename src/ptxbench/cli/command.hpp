@@ -38,5 +38,6 @@ void add_prompt_command(CLI::App& app, CommandContext& context);
 void add_run_command(CLI::App& app, CommandContext& context);
 void add_demo_command(CLI::App& app, CommandContext& context);
 void add_report_command(CLI::App& app, CommandContext& context);
+void add_fixit_command(CLI::App& app, CommandContext& context);
 
 }  // namespace ptxbench::cli

@@ -7,7 +7,7 @@
 
 namespace ptxbench::cli {
 namespace {
-constexpr std::array<CommandSpec, 6> kCommands{{
+constexpr std::array<CommandSpec, 7> kCommands{{
     {"tasks", "List the task suite, or show one task as a model sees it", false,
      &add_tasks_command},
     {"eval", "Evaluate candidate kernels (.cu or model responses) on a task", true,
@@ -19,6 +19,8 @@ constexpr std::array<CommandSpec, 6> kCommands{{
     {"demo", "The built-in default: replay the project's solutions through the full loop", true,
      &add_demo_command},
     {"report", "Tables and plots from one or more runs", false, &add_report_command},
+    {"fixit", "Training data from failures: mine, balance, repair, verify, explain, export, retrieve",
+     true, &add_fixit_command},
 }};
 
 // Levenshtein distance with one row of memory.
