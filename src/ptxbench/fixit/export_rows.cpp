@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ptxbench/agent/trajectory.hpp"
+#include "ptxbench/fixit/run_trajectories.hpp"
 #include "ptxbench/fixit/verify.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
@@ -111,45 +112,24 @@ util::Expected<std::vector<SftRow>> export_kernelgen_rows(const std::vector<fs::
                                                           const ExportOptions& options) {
   std::vector<SftRow> out;
   for (const auto& run : runs) {
-    if (!fs::is_directory(run / "trajectories"))
-      return util::make_error(fmt::format("{}: no trajectories/ folder", run.string()));
+    auto read = read_run(run);
+    if (!read) return read.error();
     std::set<std::string> declared_broken;
-    if (auto text = util::read_file(run / "run.json")) {
-      Json json = Json::parse(*text, nullptr, false);
-      if (!json.is_discarded())
-        for (const auto& entry :
-             json.value("config", Json::object()).value("solutions", Json::array()))
-          if (entry.is_object() && entry.value("expect", "") != "PASSED")
-            declared_broken.insert(entry.value("id", ""));
-    }
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(run / "trajectories"))
-      if (entry.path().extension() == ".json") files.push_back(entry.path());
-    std::sort(files.begin(), files.end());
-    for (const auto& file : files) {
-      auto text = util::read_file(file);
-      if (!text) continue;
-      Json json = Json::parse(*text, nullptr, false);
-      if (json.is_discarded()) continue;
-      auto trajectory = agent::trajectory_from_json(json);
-      if (!trajectory) continue;
+    for (const auto& entry :
+         read->run.value("config", Json::object()).value("solutions", Json::array()))
+      if (entry.is_object() && entry.value("expect", "") != "PASSED")
+        declared_broken.insert(entry.value("id", ""));
+    for (const auto& trajectory_value : read->trajectories) {
+      const agent::Trajectory* trajectory = &trajectory_value;
       const auto& info = trajectory->info;
-      std::string system, task_prompt;
-      for (const auto& message : trajectory->messages) {
-        if (message.role == "system" && system.empty()) system = message.content;
-        if (message.role == "user" && !message.extra.contains("turn") && task_prompt.empty())
-          task_prompt = message.content;
-      }
+      OpeningPrompts prompts = opening_prompts(*trajectory);
       for (const auto& turn : trajectory->turns) {
         VerifiedRow judged = judge(info.id, turn.evaluation);
         bool unverified_ok = options.include_unverified &&
                              judged.status == VerifyStatus::kUnverified &&
                              !declared_broken.contains(info.id);
         if (judged.status != VerifyStatus::kVerified && !unverified_ok) continue;
-        const agent::TrajectoryMessage* reply = nullptr;
-        for (const auto& message : trajectory->messages)
-          if (message.role == "assistant" && message.extra.value("turn", 0) == turn.turn)
-            reply = &message;
+        const agent::TrajectoryMessage* reply = reply_of_turn(*trajectory, turn.turn);
         if (reply == nullptr) continue;
         std::string content = reply->reasoning_content
                                   ? *reply->reasoning_content + "\n\n" + reply->content
@@ -158,8 +138,8 @@ util::Expected<std::vector<SftRow>> export_kernelgen_rows(const std::vector<fs::
                    .kind = "kernelgen",
                    .split = split_of(suite, info.task),
                    .verified = judged.status == VerifyStatus::kVerified,
-                   .messages = {{"system", system, false},
-                                {"user", task_prompt, false},
+                   .messages = {{"system", prompts.system, false},
+                                {"user", prompts.task, false},
                                 {"assistant", content, true}}};
         row.provenance = {.run = run.string(),
                           .trajectory = info.id,

@@ -7,6 +7,7 @@
 
 #include "ptxbench/agent/trajectory.hpp"
 #include "ptxbench/extract/extract.hpp"
+#include "ptxbench/fixit/run_trajectories.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/hash.hpp"
@@ -28,14 +29,6 @@ std::map<std::string, Verdict> declared_verdicts(const Json& run) {
     if (verdict) out[entry.value("id", "")] = *verdict;
   }
   return out;
-}
-
-const agent::TrajectoryMessage* turn_message(const agent::Trajectory& trajectory,
-                                             std::string_view role, int turn) {
-  for (const auto& message : trajectory.messages) {
-    if (message.role == role && message.extra.value("turn", 0) == turn) return &message;
-  }
-  return nullptr;
 }
 
 std::string error_text_of(const eval::Evaluation& evaluation) {
@@ -119,38 +112,15 @@ util::Expected<MineResult> mine_runs(const std::vector<fs::path>& runs,
   MineResult result;
   std::set<std::string> seen;
   for (const auto& run : runs) {
-    auto run_text = util::read_file(run / "run.json");
-    if (!run_text)
-      return util::make_error(fmt::format("{}: not a run directory (no run.json)", run.string()));
-    Json run_json = Json::parse(*run_text, nullptr, false);
-    if (run_json.is_discarded())
-      return util::make_error((run / "run.json").string() + ": not valid JSON");
-    if (!fs::is_directory(run / "trajectories"))
-      return util::make_error(fmt::format("{}: no trajectories/ folder", run.string()));
-    auto declared = declared_verdicts(run_json);
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(run / "trajectories")) {
-      if (entry.path().extension() == ".json") files.push_back(entry.path());
-    }
-    std::sort(files.begin(), files.end());
-    for (const auto& file : files) {
-      auto text = util::read_file(file);
-      Json json = text ? Json::parse(*text, nullptr, false) : Json();
-      auto trajectory = json.is_discarded() || json.is_null()
-                            ? util::Expected<agent::Trajectory>(util::make_error("not valid JSON"))
-                            : agent::trajectory_from_json(json);
-      if (!trajectory) {
-        result.problems.push_back(fmt::format("{}: {}", file.string(), trajectory.error().message));
-        continue;
-      }
+    auto read = read_run(run);
+    if (!read) return read.error();
+    result.problems.insert(result.problems.end(), read->problems.begin(), read->problems.end());
+    auto declared = declared_verdicts(read->run);
+    for (const auto& trajectory_value : read->trajectories) {
+      const agent::Trajectory* trajectory = &trajectory_value;
       const auto& info = trajectory->info;
       const task::Task* task = task::find_task(suite, info.task);
-      std::string system, task_prompt;
-      for (const auto& message : trajectory->messages) {
-        if (message.role == "system" && system.empty()) system = message.content;
-        if (message.role == "user" && !message.extra.contains("turn") && task_prompt.empty())
-          task_prompt = message.content;
-      }
+      OpeningPrompts prompts = opening_prompts(*trajectory);
       for (const auto& turn : trajectory->turns) {
         ++result.turns_seen;
         Verdict verdict = turn.evaluation.verdict;
@@ -161,7 +131,7 @@ util::Expected<MineResult> mine_runs(const std::vector<fs::path>& runs,
                        (filters.include_not_run && verdict == Verdict::kNotRun && expected &&
                         is_minable_failure(*expected));
         if (!failing || !passes_filters(*trajectory, turn, kind, filters)) continue;
-        const auto* reply = turn_message(*trajectory, "assistant", turn.turn);
+        const auto* reply = reply_of_turn(*trajectory, turn.turn);
         if (reply == nullptr) continue;
         auto code = extract::extract_code(reply->content);
         if (!code) continue;
@@ -184,8 +154,8 @@ util::Expected<MineResult> mine_runs(const std::vector<fs::path>& runs,
                      .split = task != nullptr ? task->split : info.split,
                      .verdict = verdict,
                      .expected_verdict = expected,
-                     .system_prompt = system,
-                     .task_prompt = task_prompt,
+                     .system_prompt = prompts.system,
+                     .task_prompt = prompts.task,
                      .reply = reply->content,
                      .code = *code,
                      .feedback = turn.feedback,

@@ -10,6 +10,7 @@
 #include "ptxbench/agent/run_directory.hpp"
 #include "ptxbench/config.hpp"
 #include "ptxbench/extract/extract.hpp"
+#include "ptxbench/fixit/run_trajectories.hpp"
 #include "ptxbench/task/task_loader.hpp"
 
 namespace ptxbench::fixit {
@@ -23,12 +24,6 @@ bool meets(const eval::Evaluation& evaluation, const RepairOptions& options) {
   if (!options.speedup_floor) return true;
   auto speedup = evaluation.headline_speedup();
   return speedup && *speedup >= *options.speedup_floor;
-}
-
-const agent::TrajectoryMessage* reply_of(const agent::Trajectory& trajectory, int turn) {
-  for (const auto& message : trajectory.messages)
-    if (message.role == "assistant" && message.extra.value("turn", 0) == turn) return &message;
-  return nullptr;
 }
 
 }  // namespace
@@ -79,7 +74,7 @@ RepairRow repair_row_of(const MinedRow& row, const Teacher& teacher,
   if (chosen == nullptr) return out;
   out.chosen_turn = chosen->turn;
   out.evaluation = chosen->evaluation;
-  if (const auto* reply = reply_of(trajectory, chosen->turn)) {
+  if (const auto* reply = reply_of_turn(trajectory, chosen->turn)) {
     out.reply = reply->content;
     out.code = extract::extract_code(reply->content).value_or("");
   }
