@@ -78,7 +78,7 @@ TEST_F(MineTest, FailingTurnsWithWhatTheModelSaw) {
   EXPECT_EQ(row.source.reply_file, "solutions/broken/x.cu");
   EXPECT_EQ(row.system_prompt, "SYSTEM");
   EXPECT_EQ(row.task_prompt, "TASK");
-  EXPECT_EQ(row.code, "int a;");
+  EXPECT_EQ(row.code, "int a;\n");
   EXPECT_EQ(row.feedback, "FEEDBACK 1");
   EXPECT_EQ(row.split, "train");
   EXPECT_EQ(result->rows[1].verdict, Verdict::kIncorrectNumerical);

@@ -44,7 +44,7 @@ TEST_F(RepairTest, RepairsStopAtTheFirstPassAndResumeWithoutNewCalls) {
     EXPECT_EQ(row.status, RepairStatus::kRepaired) << row.mined_id;
     EXPECT_EQ(row.turns, 2);
     EXPECT_EQ(row.chosen_turn, 2);
-    EXPECT_EQ(row.code, "PASS 1.3");
+    EXPECT_EQ(row.code, "PASS 1.3\n");
   }
   EXPECT_EQ(provider->calls().size(), 8u);
   auto calls = provider->calls();
@@ -72,7 +72,7 @@ TEST_F(RepairTest, UnjudgedWhenOnlyStaticStagesRan) {
   trajectory.turns = {{.turn = 1, .evaluation = testing::not_run()}};
   RepairRow row = repair_row_of(rows_[0], {.name = "x"}, trajectory, {});
   EXPECT_EQ(row.status, RepairStatus::kUnjudged);
-  EXPECT_EQ(row.code, "k");
+  EXPECT_EQ(row.code, "k\n");
   trajectory.turns = {{.turn = 1, .evaluation = testing::instructions_not_executed()}};
   EXPECT_EQ(repair_row_of(rows_[0], {.name = "x"}, trajectory, {}).status,
             RepairStatus::kNotRepaired);

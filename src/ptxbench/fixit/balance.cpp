@@ -141,10 +141,9 @@ util::Expected<Recipe> recipe_from_json(const Json& json) {
       int n = value.get<int>();
       if (n < 1) return util::make_error(key + ": must be at least 1");
       (key == "total" ? recipe.total : recipe.per_task_cap) = n;
-    } else if (key == "seed" && value.is_number_unsigned()) {
-      recipe.seed = value.get<std::uint64_t>();
     } else if (key == "seed" && value.is_number_integer()) {
-      return util::make_error("seed: must not be negative");
+      if (value.get<std::int64_t>() < 0) return util::make_error("seed: must not be negative");
+      recipe.seed = value.get<std::uint64_t>();
     } else {
       return util::make_error(key + ": unknown field or wrong type");
     }

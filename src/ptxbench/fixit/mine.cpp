@@ -174,7 +174,7 @@ Json manifest_of(const MineResult& result) {
   for (const auto& row : result.rows) {
     Json& cell = counts[row.task][std::string(eval::to_string(verdict_kind(row)))];
     std::string turn = std::to_string(row.source.turn);
-    cell[turn] = cell.value(turn, 0) + 1;
+    cell[turn] = cell.contains(turn) ? cell[turn].get<int>() + 1 : 1;
   }
   return {{"rows", result.rows.size()},
           {"turns_seen", result.turns_seen},
