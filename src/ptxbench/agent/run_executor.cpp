@@ -82,7 +82,8 @@ util::Expected<RunSummary> execute_run(const RunPlan& plan, const RunDirectory& 
   for (const auto& spec : plan.trajectories) {
     PromptKey key = key_of(spec);
     if (prompts.contains(key)) continue;
-    auto built = prompt::build_prompt(*spec.task, spec.arch, spec.context, plan.context_dir);
+    auto built = prompt::build_prompt(*spec.task, spec.arch, spec.context, plan.context_dir,
+                                      plan.context_hook);
     if (!built) return util::make_error("prompt: " + built.error().message);
     prompts.emplace(key, std::move(*built));
   }

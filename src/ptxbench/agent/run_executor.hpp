@@ -29,6 +29,7 @@ struct RunPlan {
   std::vector<TrajectorySpec> trajectories;  // each names one of `models`
   AgentOptions agent;
   std::filesystem::path context_dir;
+  prompt::ContextHook context_hook;  // the retrieval level's text (ptxbench run --fixit)
   nlohmann::json config = nlohmann::json::object();  // run.json's "config"
   nlohmann::json grid = nlohmann::json::object();    // must match on resume
 };

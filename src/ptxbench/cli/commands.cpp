@@ -7,7 +7,7 @@
 
 namespace ptxbench::cli {
 namespace {
-constexpr std::array<CommandSpec, 10> kCommands{{
+constexpr std::array<CommandSpec, 11> kCommands{{
     {"tasks", "List the task suite, or show one task as a model sees it", false,
      &add_tasks_command},
     {"eval", "Evaluate candidate kernels (.cu or model responses) on a task", true,
@@ -27,6 +27,8 @@ constexpr std::array<CommandSpec, 10> kCommands{{
      &add_export_tasks_command},
     {"merge", "Combine the shard folders of a run (ptxbench run --slurm) into one run", false,
      &add_merge_command},
+    {"fixit", "Training data from failures: mine, balance, repair, verify, explain, export, retrieve",
+     true, &add_fixit_command},
 }};
 
 // Levenshtein distance with one row of memory.

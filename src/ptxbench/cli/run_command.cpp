@@ -13,6 +13,7 @@
 #include "ptxbench/agent/run_executor.hpp"
 #include "ptxbench/cli/command.hpp"
 #include "ptxbench/cli/run_scale.hpp"
+#include "ptxbench/fixit/retrieve.hpp"
 #include "ptxbench/model/provider_factory.hpp"
 #include "ptxbench/sandbox/policy.hpp"
 #include "ptxbench/task/task_loader.hpp"
@@ -36,6 +37,8 @@ struct RunFlags {
   std::optional<int> samples, turns, parallel;
   std::optional<std::string> sandbox;
   std::optional<std::string> history;
+  std::string fixit;  // the retrieval level's Fixit folder
+  int retrieve_k = 3;
   std::optional<double> target_speedup;
   std::string tasks_dir, context_dir;
   bool no_gpu = false;
@@ -147,6 +150,16 @@ int run_run(const RunFlags& flags) {
                                                                  : config->context_dir,
                       .config = agent::to_json(*config, *tasks),
                       .grid = agent::grid_of(*config, *tasks)};
+  if (!flags.fixit.empty()) {
+    auto documents = fixit::load_retrieval_documents(flags.fixit, /*include_unverified=*/false);
+    if (!documents) {
+      fmt::print(stderr, "ptxbench run: --fixit: {}\n", documents.error().message);
+      return kExitUsage;
+    }
+    auto index = std::make_shared<const fixit::RetrievalIndex>(std::move(*documents));
+    plan.context_hook = fixit::retrieval_hook(index, static_cast<std::size_t>(flags.retrieve_k));
+    plan.config["fixit"] = {{"folder", flags.fixit}, {"k", flags.retrieve_k}, {"documents", index->size()}};
+  }
   for (const auto& model_config : config->models) {
     auto provider = model::make_provider(model_config);
     if (!provider) {
@@ -229,7 +242,11 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   sub->add_option("--max-attempts", flags->max_attempts, "Requests per call, retries included");
   sub->add_option("--tasks", flags->tasks, "Task names, globs, core or all")->delimiter(',');
   sub->add_option("--archs", flags->archs, "hopper, blackwell")->delimiter(',');
-  sub->add_option("--contexts", flags->contexts, "none, isa, guide, examples")->delimiter(',');
+  sub->add_option("--contexts,--context", flags->contexts, "none, isa, guide, examples, retrieval")
+      ->delimiter(',');
+  sub->add_option("--fixit", flags->fixit, "Fixit folder whose verified repairs `retrieval` adds");
+  sub->add_option("--retrieve-k", flags->retrieve_k, "Repairs the retrieval level adds")
+      ->capture_default_str();
   sub->add_option("--samples", flags->samples, "Trajectories per cell");
   sub->add_option("--turns", flags->turns, "Turns per trajectory (default 8)");
   sub->add_option("--history", flags->history, "full (default) or last-K");

@@ -8,7 +8,8 @@
 
 namespace ptxbench::prompt {
 namespace {
-constexpr std::array<std::string_view, 4> kLevelNames{"none", "isa", "guide", "examples"};
+constexpr std::array<std::string_view, 5> kLevelNames{"none", "isa", "guide", "examples",
+                                                      "retrieval"};
 constexpr std::array<std::string_view, 3> kDocuments{"isa", "guide", "examples"};
 }  // namespace
 
@@ -20,6 +21,7 @@ std::optional<ContextLevel> parse_context_level(std::string_view name) {
   for (ContextLevel level : all_context_levels()) {
     if (to_string(level) == name) return level;
   }
+  if (name == to_string(ContextLevel::kRetrieval)) return ContextLevel::kRetrieval;
   return std::nullopt;
 }
 
@@ -30,6 +32,7 @@ const std::vector<ContextLevel>& all_context_levels() {
 }
 
 std::vector<std::string> documents_of(ContextLevel level) {
+  if (level == ContextLevel::kRetrieval) return {};
   // Each level is the one below it plus one document, so the level's index is the count.
   auto count = static_cast<std::size_t>(level);
   return {kDocuments.begin(), kDocuments.begin() + static_cast<std::ptrdiff_t>(count)};

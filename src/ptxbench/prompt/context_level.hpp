@@ -12,10 +12,13 @@
 
 namespace ptxbench::prompt {
 
-enum class ContextLevel { kNone, kIsa, kGuide, kExamples };
+// kRetrieval carries no documents: `none` plus the most similar verified repairs of a Fixit
+// folder, added through a ContextHook (prompt.hpp, fixit/retrieve.hpp).
+enum class ContextLevel { kNone, kIsa, kGuide, kExamples, kRetrieval };
 
-std::string_view to_string(ContextLevel level);  // "none", "isa", "guide", "examples"
+std::string_view to_string(ContextLevel level);  // "none", "isa", "guide", "examples", "retrieval"
 std::optional<ContextLevel> parse_context_level(std::string_view name);
+// The document levels (retrieval is not one: it needs a Fixit folder).
 const std::vector<ContextLevel>& all_context_levels();
 
 // The document names a level includes, in prompt order: none -> {}, isa -> {isa},

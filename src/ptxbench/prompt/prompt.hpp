@@ -2,6 +2,7 @@
 #pragma once
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -17,9 +18,14 @@ struct Prompt {
   std::string task;    // the first user message
 };
 
-// Fails only when a context document of the level is missing.
+// The text a level without documents (retrieval) adds to the system prompt for a task and arch.
+using ContextHook = std::function<util::Expected<std::string>(const task::Task&, arch::Arch)>;
+
+// Fails when a context document of the level is missing, or the retrieval level has no hook
+// (or its hook fails).
 util::Expected<Prompt> build_prompt(const task::Task& task, arch::Arch arch, ContextLevel level,
-                                    const std::filesystem::path& context_dir);
+                                    const std::filesystem::path& context_dir,
+                                    const ContextHook& hook = {});
 
 // Rough token count: UTF-8 bytes / 4, rounded up. Tokenizers of current models give 3-4.5 bytes
 // per token on English prose and code, so this is an estimate for budgeting, not a count.

@@ -1,0 +1,354 @@
+// `ptxbench fixit mine|balance|repair|verify|explain|export|retrieve|all|demo` over a Fixit
+// folder (docs/fixit.md): from a model's failing turns to verified, explained training rows.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <ctime>
+
+#include "ptxbench/agent/demo.hpp"
+#include "ptxbench/agent/evaluation_service.hpp"
+#include "ptxbench/agent/run_config.hpp"
+#include "ptxbench/cli/command.hpp"
+#include "ptxbench/cli/fixit_pipeline.hpp"
+#include "ptxbench/cli/fixit_stages.hpp"
+#include "ptxbench/fixit/retrieve.hpp"
+#include "ptxbench/task/task_loader.hpp"
+#include "ptxbench/util/fs.hpp"
+
+namespace ptxbench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct FixitFlags {
+  std::string folder;
+  std::string tasks_dir;
+  bool no_gpu = false;
+  int parallel = 2;
+  std::string selection;
+  // mine
+  std::vector<std::string> runs, verdicts, contexts, tasks, models;
+  std::vector<int> turns;
+  bool include_not_run = false;
+  // balance
+  std::string recipe = "balanced", mode = "balanced", recipe_file;
+  std::optional<int> per_task_cap, total;
+  std::uint64_t seed = 0;
+  // repair / explain
+  std::string teacher, teacher_config, teacher_command, explainer, explainer_config,
+      explainer_command;
+  std::string solutions_dir;
+  int repair_turns = 4, concurrency = 2;
+  bool loose = false;
+  std::optional<double> speedup_floor;
+  std::string length = "medium";
+  int token_budget = 2000, max_attempts = 3;
+  // verify / export
+  bool reevaluate = false, reevaluate_all = false, include_unverified = false;
+  std::vector<std::string> kernelgen_runs;
+  // retrieve
+  std::string query_task, query_arch = "hopper", query_verdict, query_error;
+  int k = 3;
+  // all / demo
+  std::string config, out, demo_context = "none";
+};
+
+std::vector<std::string> split_words(const std::string& text) {
+  std::vector<std::string> out;
+  std::string word;
+  for (char c : text) {
+    if (c == ' ') {
+      if (!word.empty()) out.push_back(word);
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  if (!word.empty()) out.push_back(word);
+  return out;
+}
+
+std::string solutions_of(const FixitFlags& flags) {
+  return flags.solutions_dir.empty() ? agent::default_solutions_dir().string()
+                                     : flags.solutions_dir;
+}
+
+TeacherChoice choice_of(const std::string& kind, const std::string& config,
+                        const std::string& command, const FixitFlags& flags) {
+  TeacherChoice choice{.config_file = config, .command = split_words(command)};
+  if (kind == "replay") choice.replay_solutions = solutions_of(flags);
+  // A program's name, e.g. `python3 teacher.py` -> teacher.
+  if (!choice.command.empty()) choice.name = fs::path(choice.command.back()).stem().string();
+  return choice;
+}
+
+// Loads the suite; prints and returns nullopt on error.
+std::optional<FixitEnvironment> environment(const FixitFlags& flags) {
+  auto suite = task::load_suite(flags.tasks_dir.empty() ? task::default_tasks_dir()
+                                                        : fs::path(flags.tasks_dir));
+  if (!suite) {
+    fmt::print(stderr, "ptxbench fixit: {}\n", suite.error().message);
+    return std::nullopt;
+  }
+  return FixitEnvironment{
+      .suite = std::move(*suite), .gpu = !flags.no_gpu, .parallel = flags.parallel};
+}
+
+// Opens the folder and the suite, then runs `stage`.
+template <class Stage>
+int with_folder(const FixitFlags& flags, Stage stage) {
+  if (flags.folder.empty()) {
+    fmt::print(stderr, "ptxbench fixit: --fixit DIR is required\n");
+    return kExitUsage;
+  }
+  auto env = environment(flags);
+  if (!env) return kExitUsage;
+  auto folder = fixit::FixitFolder::open(flags.folder);
+  if (!folder) {
+    fmt::print(stderr, "ptxbench fixit: {}\n", folder.error().message);
+    return kExitUsage;
+  }
+  return stage(*folder, *env);
+}
+
+int run_mine(const FixitFlags& flags) {
+  fixit::MineFilters filters{
+      .tasks = flags.tasks, .models = flags.models, .include_not_run = flags.include_not_run};
+  for (const auto& name : flags.verdicts) {
+    auto verdict = eval::parse_verdict(name);
+    if (!verdict) {
+      fmt::print(stderr, "ptxbench fixit mine: --verdicts: unknown verdict {}\n", name);
+      return kExitUsage;
+    }
+    filters.verdicts.insert(*verdict);
+  }
+  for (const auto& name : flags.contexts) {
+    auto level = prompt::parse_context_level(name);
+    if (!level) {
+      fmt::print(stderr, "ptxbench fixit mine: --contexts: unknown context level {}\n", name);
+      return kExitUsage;
+    }
+    filters.contexts.insert(*level);
+  }
+  filters.turns.insert(flags.turns.begin(), flags.turns.end());
+  std::vector<fs::path> runs(flags.runs.begin(), flags.runs.end());
+  return with_folder(flags, [&](const fixit::FixitFolder& folder, const FixitEnvironment& env) {
+    return fixit_mine(folder, env, runs, filters);
+  });
+}
+
+int run_balance(const FixitFlags& flags) {
+  std::vector<fixit::Recipe> recipes;
+  if (!flags.recipe_file.empty()) {
+    auto parsed = load_recipes(flags.recipe_file);
+    if (!parsed) {
+      fmt::print(stderr, "ptxbench fixit balance: {}\n", parsed.error().message);
+      return kExitUsage;
+    }
+    recipes = *parsed;
+  } else {
+    nlohmann::json json{{"name", flags.recipe}, {"mode", flags.mode}, {"seed", flags.seed}};
+    if (flags.per_task_cap) json["per_task_cap"] = *flags.per_task_cap;
+    if (flags.total) json["total"] = *flags.total;
+    auto recipe = fixit::recipe_from_json(json);
+    if (!recipe) {
+      fmt::print(stderr, "ptxbench fixit balance: {}\n", recipe.error().message);
+      return kExitUsage;
+    }
+    recipes.push_back(*recipe);
+  }
+  return with_folder(flags, [&](const fixit::FixitFolder& folder, const FixitEnvironment&) {
+    return fixit_balance(folder, recipes);
+  });
+}
+
+int run_repair(const FixitFlags& flags) {
+  fixit::RepairOptions options{.max_turns = flags.repair_turns,
+                               .concurrency = flags.concurrency,
+                               .strict = !flags.loose,
+                               .speedup_floor = flags.speedup_floor};
+  auto choice = choice_of(flags.teacher, flags.teacher_config, flags.teacher_command, flags);
+  return with_folder(flags, [&](const fixit::FixitFolder& folder, const FixitEnvironment& env) {
+    return fixit_repair(folder, env, flags.selection, choice, options);
+  });
+}
+
+int run_explain(const FixitFlags& flags) {
+  auto bin = fixit::find_length_bin(flags.length);
+  if (!bin) {
+    fmt::print(stderr, "ptxbench fixit explain: --length: {}\n", bin.error().message);
+    return kExitUsage;
+  }
+  fixit::ExplainOptions options{.limits = {.bin = *bin, .token_budget = flags.token_budget},
+                                .max_attempts = flags.max_attempts};
+  auto choice = choice_of(flags.explainer, flags.explainer_config, flags.explainer_command, flags);
+  return with_folder(flags, [&](const fixit::FixitFolder& folder, const FixitEnvironment& env) {
+    return fixit_explain(folder, env, flags.selection, choice, options);
+  });
+}
+
+int run_retrieve(const FixitFlags& flags) {
+  auto documents =
+      fixit::load_retrieval_documents(fs::path(flags.folder), flags.include_unverified);
+  if (!documents) {
+    fmt::print(stderr, "ptxbench fixit retrieve: {}\n", documents.error().message);
+    return kExitUsage;
+  }
+  fixit::RetrievalIndex index(std::move(*documents));
+  std::string query = fmt::format("{} {} {} {}", flags.query_task, flags.query_arch,
+                                  flags.query_verdict, flags.query_error);
+  auto hits = index.search(query, static_cast<std::size_t>(std::max(1, flags.k)));
+  fmt::print("retrieve: {} document(s) indexed; query \"{}\"\n", index.size(), query);
+  for (const auto& hit : hits)
+    fmt::print("  {:.3f}  {}  {} {} {}\n", hit.score, hit.document->mined_id, hit.document->task,
+               hit.document->arch, hit.document->verdict);
+  return kExitOk;
+}
+
+std::string default_demo_out() {
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &utc);
+  return fmt::format("runs/fixit-demo-{}", stamp);
+}
+
+void add_common(CLI::App* sub, FixitFlags& flags) {
+  sub->add_option("--fixit", flags.folder, "The Fixit folder");
+  sub->add_option("--tasks-dir", flags.tasks_dir, "Task suite (default: built-in)");
+  sub->add_flag("--no-gpu", flags.no_gpu, "Stop evaluations after compile and static SASS");
+  sub->add_option("--parallel", flags.parallel, "Evaluations at once")->capture_default_str();
+}
+
+void add_teacher(CLI::App* sub, FixitFlags& flags, bool explainer) {
+  std::string who = explainer ? "explainer" : "teacher";
+  auto& kind = explainer ? flags.explainer : flags.teacher;
+  auto& config = explainer ? flags.explainer_config : flags.teacher_config;
+  auto& command = explainer ? flags.explainer_command : flags.teacher_command;
+  sub->add_option("--" + who, kind,
+                  "replay: the recorded repairs and explanations of solutions/fixit/");
+  sub->add_option("--" + who + "-config", config, "Provider config file (a run.yaml model entry)");
+  sub->add_option("--" + who + "-command", command,
+                  "A program as the " + who + " (split on spaces)");
+  sub->add_option("--solutions", flags.solutions_dir, "Solutions directory of the replay catalog");
+  sub->add_option("--selection", flags.selection, "Recipe whose selection to work on");
+}
+
+}  // namespace
+
+void add_fixit_command(CLI::App& app, CommandContext& context) {
+  auto flags = std::make_shared<FixitFlags>();
+  auto* fixit = app.add_subcommand("fixit", "");
+  fixit->require_subcommand(1);
+  auto bind = [&context, flags](CLI::App* sub, int (*body)(const FixitFlags&)) {
+    sub->callback([&context, flags, body] { context.exit_code = body(*flags); });
+  };
+
+  auto* mine = fixit->add_subcommand("mine", "Collect the failing turns of runs");
+  add_common(mine, *flags);
+  mine->add_option("runs", flags->runs, "Run directories")->required();
+  mine->add_option("--verdicts", flags->verdicts, "Only these verdict kinds")->delimiter(',');
+  mine->add_option("--turns", flags->turns, "Only these turns")->delimiter(',');
+  mine->add_option("--contexts", flags->contexts, "Only these context levels")->delimiter(',');
+  mine->add_option("--tasks", flags->tasks, "Only these tasks (names or globs)")->delimiter(',');
+  mine->add_option("--models", flags->models, "Only these models (names or globs)")->delimiter(',');
+  mine->add_flag(
+      "--include-not-run", flags->include_not_run,
+      "Also replayed controls whose GPU stages did not run here (their declared verdict)");
+  bind(mine, run_mine);
+
+  auto* balance = fixit->add_subcommand("balance", "Select rows to repair by a recipe");
+  add_common(balance, *flags);
+  balance->add_option("--recipe", flags->recipe, "Recipe name")->capture_default_str();
+  balance->add_option("--mode", flags->mode, "balanced or volume")->capture_default_str();
+  balance->add_option("--per-task-cap", flags->per_task_cap, "Rows per task at most");
+  balance->add_option("--total", flags->total, "Rows at most");
+  balance->add_option("--seed", flags->seed, "Seed of the order within strata")
+      ->capture_default_str();
+  balance->add_option("--recipes", flags->recipe_file, "YAML/JSON file with a list of recipes");
+  bind(balance, run_balance);
+
+  auto* repair = fixit->add_subcommand("repair", "A teacher repairs the selected rows (resumable)");
+  add_common(repair, *flags);
+  add_teacher(repair, *flags, false);
+  repair->add_option("--turns", flags->repair_turns, "Turns per repair")->capture_default_str();
+  repair->add_option("--concurrency", flags->concurrency, "Repairs at once")->capture_default_str();
+  repair->add_flag("--loose", flags->loose, "Stop at a correct kernel, even without the families");
+  repair->add_option("--speedup-floor", flags->speedup_floor, "Also require this speedup");
+  bind(repair, run_repair);
+
+  auto* verify = fixit->add_subcommand("verify", "Keep repairs judged PASSED on a GPU");
+  add_common(verify, *flags);
+  verify->add_flag("--reevaluate", flags->reevaluate,
+                   "Evaluate repairs whose GPU stages did not run (NOT_RUN) again here");
+  verify->add_flag("--reevaluate-all", flags->reevaluate_all, "Evaluate every repair again here");
+  bind(
+      verify, +[](const FixitFlags& f) {
+        return with_folder(f, [&](const fixit::FixitFolder& folder, const FixitEnvironment& env) {
+          return fixit_verify(folder, env, f.reevaluate || f.reevaluate_all, f.reevaluate_all);
+        });
+      });
+
+  auto* explain =
+      fixit->add_subcommand("explain", "A teacher explains each repair in the first person");
+  add_common(explain, *flags);
+  add_teacher(explain, *flags, true);
+  explain->add_option("--length", flags->length, "short, medium or long")->capture_default_str();
+  explain->add_option("--token-budget", flags->token_budget, "Estimated tokens at most")
+      ->capture_default_str();
+  explain->add_option("--max-attempts", flags->max_attempts, "Asks per row")->capture_default_str();
+  bind(explain, run_explain);
+
+  auto* exporter =
+      fixit->add_subcommand("export", "Write SFT rows (JSON Lines) and the dataset card");
+  add_common(exporter, *flags);
+  exporter->add_option("--selection", flags->selection, "Recipe whose selection to export");
+  exporter->add_flag("--include-unverified", flags->include_unverified,
+                     "Also rows not verified on a GPU (marked \"verified\": false)");
+  exporter->add_option("--kernelgen", flags->kernelgen_runs,
+                       "Runs whose passing turns become KernelGen rows");
+  bind(
+      exporter, +[](const FixitFlags& f) {
+        std::vector<fs::path> runs(f.kernelgen_runs.begin(), f.kernelgen_runs.end());
+        return with_folder(f, [&](const fixit::FixitFolder& folder, const FixitEnvironment& env) {
+          return fixit_export(folder, env, f.selection, f.include_unverified, runs);
+        });
+      });
+
+  auto* retrieve =
+      fixit->add_subcommand("retrieve", "The verified repairs most similar to a query");
+  retrieve->add_option("--fixit", flags->folder, "The Fixit folder")->required();
+  retrieve->add_option("--task", flags->query_task, "Task name")->required();
+  retrieve->add_option("--arch", flags->query_arch, "Arch")->capture_default_str();
+  retrieve->add_option("--verdict", flags->query_verdict, "Verdict kind");
+  retrieve->add_option("--error", flags->query_error, "Error text");
+  retrieve->add_option("-k", flags->k, "How many")->capture_default_str();
+  retrieve->add_flag("--include-unverified", flags->include_unverified, "Also unverified repairs");
+  bind(retrieve, run_retrieve);
+
+  auto* all = fixit->add_subcommand("all", "Every stage, from a config file");
+  all->add_option("--config", flags->config, "fixit.yaml (docs/fixit.md)")->required();
+  bind(
+      all, +[](const FixitFlags& f) { return run_fixit_all(f.config); });
+
+  auto* demo =
+      fixit->add_subcommand("demo", "The built-in default: the demo run's failures to rows");
+  demo->add_option("--out", flags->out, "Fixit folder (default: runs/fixit-demo-<UTC time>)");
+  demo->add_option("--solutions", flags->solutions_dir, "Solutions directory (default: built-in)");
+  demo->add_option("--tasks-dir", flags->tasks_dir, "Task suite (default: built-in)");
+  demo->add_flag("--no-gpu", flags->no_gpu, "Stop evaluations after compile and static SASS");
+  demo->add_option("--parallel", flags->parallel, "Evaluations at once")->capture_default_str();
+  demo->add_option("--length", flags->length, "Explanation length bin")->capture_default_str();
+  bind(
+      demo, +[](const FixitFlags& f) {
+        auto env = environment(f);
+        if (!env) return static_cast<int>(kExitUsage);
+        return run_fixit_demo({.out = f.out.empty() ? default_demo_out() : f.out,
+                               .solutions_dir = solutions_of(f),
+                               .length = f.length},
+                              *env);
+      });
+}
+
+}  // namespace ptxbench::cli

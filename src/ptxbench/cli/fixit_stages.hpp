@@ -1,0 +1,55 @@
+// The Fixit stages as the CLI runs them over one open Fixit folder: each reads the rows of the
+// stage before, runs, publishes its own rows atomically, records itself in fixit.json and
+// prints what it did. `fixit all` and `fixit demo` chain them; each returns an exit code.
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ptxbench/fixit/balance.hpp"
+#include "ptxbench/fixit/explain.hpp"
+#include "ptxbench/fixit/fixit_folder.hpp"
+#include "ptxbench/fixit/mine.hpp"
+#include "ptxbench/fixit/repair.hpp"
+#include "ptxbench/task/task.hpp"
+
+namespace ptxbench::cli {
+
+// Who answers a stage: the project's replay catalog, a provider config file (a run.yaml model
+// entry), or a program.
+struct TeacherChoice {
+  std::string replay_solutions;  // non-empty: the replay teacher over this solutions directory
+  std::string config_file;
+  std::vector<std::string> command;
+  std::string name;  // for command teachers (default "command-teacher")
+};
+
+struct FixitEnvironment {
+  std::vector<task::Task> suite;
+  bool gpu = true;
+  int parallel = 2;
+};
+
+int fixit_mine(const fixit::FixitFolder& folder, const FixitEnvironment& env,
+               const std::vector<std::filesystem::path>& runs, const fixit::MineFilters& filters);
+int fixit_balance(const fixit::FixitFolder& folder, const std::vector<fixit::Recipe>& recipes);
+int fixit_repair(const fixit::FixitFolder& folder, const FixitEnvironment& env,
+                 const std::string& selection, const TeacherChoice& teacher,
+                 const fixit::RepairOptions& options);
+// `reevaluate`: evaluate NOT_RUN repairs again on this machine (every repair with `all`).
+int fixit_verify(const fixit::FixitFolder& folder, const FixitEnvironment& env, bool reevaluate,
+                 bool all);
+int fixit_explain(const fixit::FixitFolder& folder, const FixitEnvironment& env,
+                  const std::string& selection, const TeacherChoice& explainer,
+                  const fixit::ExplainOptions& options);
+int fixit_export(const fixit::FixitFolder& folder, const FixitEnvironment& env,
+                 const std::string& selection, bool include_unverified,
+                 const std::vector<std::filesystem::path>& kernelgen_runs);
+
+// The selection a stage works on: the named one; with no name, the only one, or every mined
+// row when there is none.
+util::Expected<std::optional<fixit::Selection>> read_selection(const fixit::FixitFolder& folder,
+                                                               const std::string& name);
+
+}  // namespace ptxbench::cli

@@ -1,0 +1,64 @@
+// A Fixit folder: the rows of every stage as JSON Lines, each file published atomically, and
+// the repair stage's run directory. One process at a time works on a folder (an flock on
+// FIXIT/.lock, released by the kernel even when the process is killed).
+//   mined.jsonl  manifest.json  selections/<recipe>.json  repair/ (a run directory)
+//   repairs.jsonl  verified.jsonl  explained.jsonl
+//   export/<recipe>/{fixit,kernelgen}.jsonl,README.md
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ptxbench/fixit/rows.hpp"
+#include "ptxbench/util/expected.hpp"
+
+namespace ptxbench::fixit {
+
+class FixitFolder {
+ public:
+  static util::Expected<FixitFolder> open(const std::filesystem::path& root);
+  FixitFolder(FixitFolder&& other) noexcept;
+  FixitFolder& operator=(FixitFolder&&) = delete;
+  FixitFolder(const FixitFolder&) = delete;
+  FixitFolder& operator=(const FixitFolder&) = delete;
+  ~FixitFolder();
+
+  const std::filesystem::path& root() const { return root_; }
+  std::filesystem::path mined_path() const { return root_ / "mined.jsonl"; }
+  std::filesystem::path manifest_path() const { return root_ / "manifest.json"; }
+  std::filesystem::path selection_path(const std::string& recipe) const;
+  std::filesystem::path repair_dir() const { return root_ / "repair"; }
+  std::filesystem::path repairs_path() const { return root_ / "repairs.jsonl"; }
+  std::filesystem::path verified_path() const { return root_ / "verified.jsonl"; }
+  std::filesystem::path explained_path() const { return root_ / "explained.jsonl"; }
+  std::filesystem::path export_dir(const std::string& recipe) const;
+
+  // Absent files read as no rows.
+  util::Expected<std::vector<MinedRow>> read_mined() const;
+  util::Expected<std::vector<RepairRow>> read_repairs() const;
+  util::Expected<std::vector<VerifiedRow>> read_verified() const;
+  util::Expected<std::vector<ExplainedRow>> read_explained() const;
+
+  void write_mined(const std::vector<MinedRow>& rows) const;
+  void write_repairs(const std::vector<RepairRow>& rows) const;
+  void write_verified(const std::vector<VerifiedRow>& rows) const;
+  void write_explained(const std::vector<ExplainedRow>& rows) const;
+
+  // Appends {"stage", "at", "settings"} to fixit.json's "stages", the folder's own history.
+  void record_stage(const std::string& stage, const nlohmann::json& settings) const;
+
+ private:
+  FixitFolder(std::filesystem::path root, int lock_fd)
+      : root_(std::move(root)), lock_fd_(lock_fd) {}
+  std::filesystem::path root_;
+  int lock_fd_ = -1;
+};
+
+// JSON Lines: one object per line. Reading names the file and line of a bad row.
+util::Expected<std::vector<nlohmann::json>> read_jsonl(const std::filesystem::path& path);
+std::string to_jsonl(const std::vector<nlohmann::json>& rows);
+
+}  // namespace ptxbench::fixit

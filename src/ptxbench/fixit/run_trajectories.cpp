@@ -1,0 +1,67 @@
+#include "ptxbench/fixit/run_trajectories.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "ptxbench/util/fs.hpp"
+
+namespace ptxbench::fixit {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+util::Expected<RunTrajectories> read_run(const fs::path& run) {
+  auto run_text = util::read_file(run / "run.json");
+  if (!run_text)
+    return util::make_error(fmt::format("{}: not a run directory (no run.json)", run.string()));
+  RunTrajectories out{.run = Json::parse(*run_text, nullptr, false)};
+  if (out.run.is_discarded())
+    return util::make_error((run / "run.json").string() + ": not valid JSON");
+  if (!fs::is_directory(run / "trajectories"))
+    return util::make_error(fmt::format("{}: no trajectories/ folder", run.string()));
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(run / "trajectories")) {
+    // Skips the temporary files of an atomic write in progress.
+    if (entry.path().extension() == ".json" && !entry.path().filename().string().starts_with("."))
+      files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) {
+    auto text = util::read_file(file);
+    if (!text) {
+      out.problems.push_back(text.error().message);
+      continue;
+    }
+    Json json = Json::parse(*text, nullptr, false);
+    if (json.is_discarded()) {
+      out.problems.push_back(file.string() + ": not valid JSON");
+      continue;
+    }
+    auto trajectory = agent::trajectory_from_json(json);
+    if (!trajectory) {
+      out.problems.push_back(fmt::format("{}: {}", file.string(), trajectory.error().message));
+      continue;
+    }
+    out.trajectories.push_back(std::move(*trajectory));
+  }
+  return out;
+}
+
+OpeningPrompts opening_prompts(const agent::Trajectory& trajectory) {
+  OpeningPrompts out;
+  for (const auto& message : trajectory.messages) {
+    if (message.role == "system" && out.system.empty()) out.system = message.content;
+    if (message.role == "user" && !message.extra.contains("turn") && out.task.empty())
+      out.task = message.content;
+  }
+  return out;
+}
+
+const agent::TrajectoryMessage* reply_of_turn(const agent::Trajectory& trajectory, int turn) {
+  for (const auto& message : trajectory.messages)
+    if (message.role == "assistant" && message.extra.value("turn", 0) == turn) return &message;
+  return nullptr;
+}
+
+}  // namespace ptxbench::fixit

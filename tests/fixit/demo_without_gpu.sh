@@ -1,0 +1,27 @@
+#!/bin/sh
+# `ptxbench fixit demo --no-gpu` as a CPU machine runs it: the demo run, mine, balance, repair
+# with the replay teacher through the real evaluator's static stages, verify, explain, export.
+# It must complete, name every row unverified, export them only marked "verified": false, and
+# the export must load with Hugging Face `datasets`.
+set -eu
+out="$1"
+rm -rf "$out"
+"$PTXBENCH_EXE" fixit demo --no-gpu --out "$out" >"$out.log" 2>&1 || { cat "$out.log"; exit 1; }
+grep -q "unverified" "$out.log" || { echo "the demo does not say which rows are unverified"; exit 1; }
+python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+mined = [json.loads(l) for l in open(f"{out}/mined.jsonl")]
+assert len(mined) == 6, f"{len(mined)} mined rows, expected the 6 broken controls"
+verified = [json.loads(l) for l in open(f"{out}/verified.jsonl")]
+assert [v["status"] for v in verified] == ["unverified"] * 6, [v["status"] for v in verified]
+explained = [json.loads(l) for l in open(f"{out}/explained.jsonl")]
+assert all(e["reasoning"] for e in explained), [e["rejections"] for e in explained]
+rows = [json.loads(l) for l in open(f"{out}/export/demo/fixit.jsonl")]
+assert len(rows) == 6 and not any(r["verified"] for r in rows)
+assert all(r["provenance"]["trajectory"].startswith("broken__") for r in rows)
+card = open(f"{out}/export/demo/README.md").read()
+assert "No row was verified on a GPU." in card
+PY
+HF_DATASETS_OFFLINE=1 HF_HOME="$out.hf" \
+  "$PYTHON_EXE" "$(dirname "$0")/load_with_datasets.py" "$out/export/demo/fixit.jsonl"

@@ -1,0 +1,138 @@
+// Mining a run directory written with the run's own types: failing turns become rows with their
+// prompts, reply, code and feedback; passing and NOT_RUN turns do not (unless a replayed
+// control declares its verdict and NOT_RUN turns are asked for); duplicates collapse.
+#include "ptxbench/fixit/mine.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "../agent/sample_evaluations.hpp"
+#include "ptxbench/agent/run_directory.hpp"
+#include "ptxbench/fixit/fixit_folder.hpp"
+#include "ptxbench/task/task_loader.hpp"
+#include "ptxbench/util/fs.hpp"
+
+namespace ptxbench::fixit {
+namespace {
+
+namespace fs = std::filesystem;
+using eval::Verdict;
+
+agent::Trajectory trajectory_of(
+    const std::string& model, int sample,
+    const std::vector<std::pair<std::string, eval::Evaluation>>& turns) {
+  agent::Trajectory t;
+  t.info.id = fmt::format("{}__gemm_n7168_k5120__hopper__none__s{}", model, sample);
+  t.info.model = model;
+  t.info.task = "gemm_n7168_k5120";
+  t.info.status = agent::TrajectoryStatus::kFinished;
+  t.messages = {{.role = "system", .content = "SYSTEM"}, {.role = "user", .content = "TASK"}};
+  int turn = 1;
+  for (const auto& [code, evaluation] : turns) {
+    t.messages.push_back({.role = "assistant",
+                          .content = "Reply.\n```cuda\n" + code + "\n```\n",
+                          .extra = {{"turn", turn}, {"source", "solutions/broken/x.cu"}}});
+    t.messages.push_back(
+        {.role = "user", .content = "FEEDBACK " + std::to_string(turn), .extra = {{"turn", turn}}});
+    t.turns.push_back(
+        {.turn = turn, .evaluation = evaluation, .feedback = "FEEDBACK " + std::to_string(turn)});
+    ++turn;
+  }
+  return t;
+}
+
+class MineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto suite = task::load_suite(task::default_tasks_dir());
+    ASSERT_TRUE(suite);
+    suite_ = std::move(*suite);
+    auto dir = agent::RunDirectory::open(run_);
+    ASSERT_TRUE(dir);
+    dir->write_run_json(
+        {{"config",
+          {{"solutions",
+            {{{"id", "broken__gemm_n7168_k5120__hopper__none__s0"}, {"expect", "TIMEOUT"}}}}}}});
+    dir->save_trajectory(trajectory_of("m", 0,
+                                       {{"int a;", testing::compile_error()},
+                                        {"int  a; // same", testing::compile_error()},
+                                        {"int b;", testing::incorrect()},
+                                        {"int c;", testing::passed(1.2)}}));
+    dir->save_trajectory(trajectory_of("broken", 0, {{"int d;", testing::not_run()}}));
+  }
+  util::TempDir work_;
+  fs::path run_ = work_.path() / "run";
+  std::vector<task::Task> suite_;
+};
+
+TEST_F(MineTest, FailingTurnsWithWhatTheModelSaw) {
+  auto result = mine_runs({run_}, suite_, {});
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->turns_seen, 5);
+  EXPECT_EQ(result->duplicates, 1);  // turn 2 differs from turn 1 only in whitespace and comment
+  ASSERT_EQ(result->rows.size(), 2u);
+  const MinedRow& row = result->rows[0];
+  EXPECT_EQ(row.verdict, Verdict::kCompileError);
+  EXPECT_EQ(row.source.turn, 1);
+  EXPECT_EQ(row.source.run, run_.string());
+  EXPECT_EQ(row.source.reply_file, "solutions/broken/x.cu");
+  EXPECT_EQ(row.system_prompt, "SYSTEM");
+  EXPECT_EQ(row.task_prompt, "TASK");
+  EXPECT_EQ(row.code, "int a;\n");
+  EXPECT_EQ(row.feedback, "FEEDBACK 1");
+  EXPECT_EQ(row.split, "train");
+  EXPECT_EQ(result->rows[1].verdict, Verdict::kIncorrectNumerical);
+  EXPECT_EQ(result->rows[1].source.turn, 3);
+  auto manifest = manifest_of(*result);
+  EXPECT_EQ(manifest["counts"]["gemm_n7168_k5120"]["COMPILE_ERROR"]["1"], 1);
+  EXPECT_EQ(manifest["counts"]["gemm_n7168_k5120"]["INCORRECT_NUMERICAL"]["3"], 1);
+}
+
+TEST_F(MineTest, Filters) {
+  auto by_verdict = mine_runs({run_}, suite_, {.verdicts = {Verdict::kIncorrectNumerical}});
+  ASSERT_TRUE(by_verdict);
+  ASSERT_EQ(by_verdict->rows.size(), 1u);
+  auto by_turn = mine_runs({run_}, suite_, {.turns = {1}});
+  ASSERT_EQ(by_turn->rows.size(), 1u);
+  EXPECT_EQ(mine_runs({run_}, suite_, {.tasks = {"mha_*"}})->rows.size(), 0u);
+  EXPECT_EQ(mine_runs({run_}, suite_, {.models = {"b*"}})->rows.size(), 0u);
+}
+
+TEST_F(MineTest, NotRunControlsCountAsTheirDeclaredVerdictWhenAskedFor) {
+  auto result = mine_runs({run_}, suite_, {.models = {"broken"}, .include_not_run = true});
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->rows.size(), 1u);
+  EXPECT_EQ(result->rows[0].verdict, Verdict::kNotRun);
+  EXPECT_EQ(verdict_kind(result->rows[0]), Verdict::kTimeout);
+}
+
+TEST_F(MineTest, RowsRoundTripThroughTheFolder) {
+  auto result = mine_runs({run_}, suite_, {});
+  auto folder = FixitFolder::open(work_.path() / "fixit");
+  ASSERT_TRUE(folder);
+  folder->write_mined(result->rows);
+  auto back = folder->read_mined();
+  ASSERT_TRUE(back) << back.error().message;
+  ASSERT_EQ(back->size(), result->rows.size());
+  EXPECT_EQ(to_json((*back)[0]), to_json(result->rows[0]));
+  // A second process cannot open the same folder.
+  EXPECT_FALSE(FixitFolder::open(work_.path() / "fixit"));
+}
+
+TEST_F(MineTest, BadInputIsNamed) {
+  EXPECT_NE(mine_runs({work_.path() / "nothing"}, suite_, {}).error().message.find("no run.json"),
+            std::string::npos);
+  auto folder = FixitFolder::open(work_.path() / "bad");
+  util::write_file_atomic(folder->mined_path(), "{\"id\": 3}\n");
+  auto rows = folder->read_mined();
+  ASSERT_FALSE(rows);
+  EXPECT_NE(rows.error().message.find("mined.jsonl:1: id: wrong type"), std::string::npos)
+      << rows.error().message;
+}
+
+TEST(NormalizeCode, DropsCommentsAndWhitespace) {
+  EXPECT_EQ(normalize_code("int  a; // x\n/* y */ int b;\n"), "int a; int b;");
+}
+
+}  // namespace
+}  // namespace ptxbench::fixit
