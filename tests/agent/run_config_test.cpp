@@ -134,13 +134,12 @@ TEST(RunConfig, DuplicateKeysAndAliasBombsAreErrors) {
 }
 
 TEST(RunConfig, CellsListExplicitPairs) {
-  auto config = parse(
-      "cells: [{task: gemm_n7168_k5120, context: isa}, \"mha_fwd_lse_b4_h48_s4096_d128:none\"]");
+  auto config = parse("cells: [{task: gemm_n7168_k5120, context: isa}, \"mha_fwd_lse_d128:none\"]");
   ASSERT_TRUE(config) << config.error().message;
   ASSERT_EQ(config->cells.size(), 2u);
   EXPECT_EQ(config->cells[0].context, prompt::ContextLevel::kIsa);
   EXPECT_EQ(task_selectors(*config),
-            (std::vector<std::string>{"gemm_n7168_k5120", "mha_fwd_lse_b4_h48_s4096_d128"}));
+            (std::vector<std::string>{"gemm_n7168_k5120", "mha_fwd_lse_d128"}));
   EXPECT_FALSE(parse("cells: [{task: a, context: all}]"));
   EXPECT_FALSE(parse("cells: [a]\ntasks: [b]"));
   EXPECT_FALSE(parse("cells: []"));
