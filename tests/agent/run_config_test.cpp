@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "ptxbench/agent/config_file.hpp"
 #include "ptxbench/config.hpp"
 #include "ptxbench/task/task_loader.hpp"
@@ -75,6 +77,85 @@ TEST(RunConfig, RejectsMistakes) {
       "s}]");
   ASSERT_TRUE(twice);
   EXPECT_FALSE(validate(*twice));
+}
+
+// The message of a config that must be refused.
+std::string refusal(std::string_view yaml) {
+  auto config = parse(yaml);
+  if (config) {
+    auto valid = validate(*config);
+    return valid ? std::string("(accepted)") : valid.error().message;
+  }
+  return config.error().message;
+}
+
+TEST(RunConfig, EveryNumberIsRangeChecked) {
+  EXPECT_NE(refusal("samples: 4294967297").find("samples: expected an integer from 1 to"),
+            std::string::npos);
+  EXPECT_NE(refusal("turns: 100000").find("turns:"), std::string::npos);
+  EXPECT_NE(refusal("evaluation: {compile_timeout_s: 0.4}").find("evaluation.compile_timeout_s"),
+            std::string::npos);
+  EXPECT_NE(refusal("evaluation: {compile_timeout_s: 1e30}").find("evaluation.compile_timeout_s"),
+            std::string::npos);
+  EXPECT_NE(refusal("evaluation: {parallel: -4}").find("evaluation.parallel"), std::string::npos);
+  EXPECT_NE(refusal("target_speedup: -2").find("target_speedup"), std::string::npos);
+  EXPECT_NE(refusal("target_speedup: .nan").find("target_speedup"), std::string::npos);
+  const std::string model = "models: [{name: x, provider: openai, ";
+  EXPECT_NE(refusal(model + "retries: {max_attempts: -1}}]").find("retries.max_attempts"),
+            std::string::npos);
+  EXPECT_NE(refusal(model + "retries: {initial_backoff_s: -5}}]").find("initial_backoff_s"),
+            std::string::npos);
+  EXPECT_NE(refusal(model + "retries: {jitter: -0.5}}]").find("retries.jitter"), std::string::npos);
+  EXPECT_NE(refusal(model + "timeout_s: 1e30}]").find("timeout_s"), std::string::npos);
+  EXPECT_NE(refusal(model + "max_tokens: 4294967297}]").find("max_tokens"), std::string::npos);
+  EXPECT_NE(refusal(model + "limits: {concurrency: 0}}]").find("limits.concurrency"),
+            std::string::npos);
+  EXPECT_NE(refusal(model + "max_reply_bytes: 10}]").find("max_reply_bytes"), std::string::npos);
+  // In range is still fine.
+  auto fine = parse("samples: 2\nevaluation: {compile_timeout_s: 30, parallel: 0}");
+  ASSERT_TRUE(fine) << fine.error().message;
+  EXPECT_EQ(fine->evaluation.compile_timeout, std::chrono::seconds(30));
+}
+
+TEST(RunConfig, DuplicateKeysAndAliasBombsAreErrors) {
+  auto duplicate = parse("samples: 1\nturns: 2\nsamples: 3\n");
+  ASSERT_FALSE(duplicate);
+  EXPECT_NE(duplicate.error().message.find("test.yaml: line 3: samples: duplicate key"),
+            std::string::npos)
+      << duplicate.error().message;
+  // Nine levels of ten aliases each: 10^9 values once expanded.
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 10; ++i) {
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int j = 0; j < 10; ++j) bomb += (j ? ", *a" : "*a") + std::to_string(i - 1);
+    bomb += "]\n";
+  }
+  auto exploded = parse(bomb);
+  ASSERT_FALSE(exploded);
+  EXPECT_NE(exploded.error().message.find("alias"), std::string::npos) << exploded.error().message;
+}
+
+TEST(RunConfig, CellsListExplicitPairs) {
+  auto config = parse("cells: [{task: gemm_n7168_k5120, context: isa}, \"mha_fwd_lse_d128:none\"]");
+  ASSERT_TRUE(config) << config.error().message;
+  ASSERT_EQ(config->cells.size(), 2u);
+  EXPECT_EQ(config->cells[0].context, prompt::ContextLevel::kIsa);
+  EXPECT_EQ(task_selectors(*config),
+            (std::vector<std::string>{"gemm_n7168_k5120", "mha_fwd_lse_d128"}));
+  EXPECT_FALSE(parse("cells: [{task: a, context: all}]"));
+  EXPECT_FALSE(parse("cells: [a]\ntasks: [b]"));
+  EXPECT_FALSE(parse("cells: []"));
+}
+
+TEST(RunConfig, WithoutTheGpuOneTurnUnlessAsked) {
+  auto config = parse("turns: 5\nevaluation: {gpu: false}");
+  ASSERT_TRUE(config);
+  EXPECT_EQ(effective_turns(*config), 1);
+  config->evaluation.all_turns_without_gpu = true;
+  EXPECT_EQ(effective_turns(*config), 5);
+  config->evaluation.gpu = true;
+  config->evaluation.all_turns_without_gpu = false;
+  EXPECT_EQ(effective_turns(*config), 5);
 }
 
 TEST(RunConfig, TheExampleConfigIsValid) {

@@ -15,7 +15,8 @@ const std::vector<std::string> kTasks{"gemm_n7168_k5120",        "gemm_n5120_k51
 TEST(ClosestNames, TyposGiveTheNearestNameOnly) {
   EXPECT_THAT(closest_names("gemm_n7168_k512", kTasks), ElementsAre("gemm_n7168_k5120"));
   EXPECT_THAT(closest_names("mha_fwd_lse_d12", kTasks), ElementsAre("mha_fwd_lse_d128"));
-  EXPECT_THAT(closest_names("mha_fwd_d128", kTasks), ElementsAre("mha_bwd_d128"));  // 1 edit beats 4
+  EXPECT_THAT(closest_names("mha_fwd_d128", kTasks),
+              ElementsAre("mha_bwd_d128"));  // 1 edit beats 4
   EXPECT_THAT(closest_names("taks", {"tasks", "eval", "prompt", "run", "demo", "report"}),
               ElementsAre("tasks"));
   EXPECT_THAT(closest_names("evl", {"tasks", "eval", "prompt"}), ElementsAre("eval"));

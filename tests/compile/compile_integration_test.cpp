@@ -55,6 +55,28 @@ TEST_F(RealNvcc, CublasCandidateCompilesButItsImportsAreRefused) {
   EXPECT_THAT(*refused, HasSubstr("imports cublasCreate_v2 (cuBLAS)"));
 }
 
+// What the preprocessor resolved decides the include check: the macro include is caught before
+// the object is even read, and the CUDA headers of a plain kernel are not mistaken for libraries.
+TEST_F(RealNvcc, ResolvedIncludesSeeThroughMacros) {
+  ASSERT_TRUE(output("calls_cublas").succeeded);
+  ASSERT_TRUE(output("ampere_mma_sync").succeeded);
+  util::SystemProcessRunner runner;
+  const CompileOptions options{.nvcc = find_nvcc().value()};
+  const auto work = output("calls_cublas").shared_object.parent_path();
+  auto includes = resolved_includes(runner, options, arch::Arch::kHopper, work);
+  ASSERT_TRUE(includes.has_value()) << includes.error().message;
+  EXPECT_THAT(*includes, ::testing::Contains(::testing::EndsWith("/cublas_v2.h")));
+  auto refused = check_resolved_includes(*includes);
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_THAT(*refused, HasSubstr("cublas_v2.h (cuBLAS)"));
+
+  const auto plain = output("ampere_mma_sync").shared_object.parent_path();
+  auto plain_includes = resolved_includes(runner, options, arch::Arch::kHopper, plain);
+  ASSERT_TRUE(plain_includes.has_value()) << plain_includes.error().message;
+  EXPECT_THAT(*plain_includes, ::testing::Contains(::testing::EndsWith("/cuda_runtime.h")));
+  EXPECT_EQ(check_resolved_includes(*plain_includes), std::nullopt);
+}
+
 TEST_F(RealNvcc, DlopenCandidateIsRefused) {
   const auto& out = output("calls_dlopen");
   ASSERT_TRUE(out.succeeded) << out.log;

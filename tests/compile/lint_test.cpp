@@ -30,6 +30,34 @@ TEST(LintSource, AllowsTheCandidateAbiAndCudaHeaders) {
             std::nullopt);
 }
 
+TEST(LintSource, AVeryLongLineIsScannedWithoutRecursion) {
+  const std::string line = "#include <" + std::string(200000, 'a') + ">\n";
+  EXPECT_EQ(check_source_includes(line), std::nullopt);
+  EXPECT_TRUE(check_source_includes("#include <cublas" + std::string(200000, 'a') + ">"));
+}
+
+TEST(LintResolved, ParsesTheDependencyRule) {
+  const auto paths = parse_dependency_rule(
+      "candidate.o : candidate.cu \\\n    /usr/include/stdc-predef.h \\\n"
+      "    /opt/my\\ dir/cute/tensor.hpp\n");
+  EXPECT_EQ(paths, (std::vector<std::string>{"candidate.cu", "/usr/include/stdc-predef.h",
+                                             "/opt/my dir/cute/tensor.hpp"}));
+}
+
+TEST(LintResolved, JudgesFileNamesAndLibraryDirectories) {
+  EXPECT_EQ(check_resolved_includes({"/usr/local/cuda/include/cuda_runtime.h",
+                                     "/usr/local/cuda/include/cuda/std/cstdint",
+                                     "/usr/include/c++/13/vector"}),
+            std::nullopt);
+  auto cublas = check_resolved_includes({"/usr/local/cuda/include/cublas_v2.h"});
+  ASSERT_TRUE(cublas.has_value());
+  EXPECT_THAT(*cublas, HasSubstr("includes /usr/local/cuda/include/cublas_v2.h (cuBLAS)"));
+  auto cutlass = check_resolved_includes({"/opt/cutlass/include/cutlass/gemm/gemm.h"});
+  ASSERT_TRUE(cutlass.has_value());
+  EXPECT_THAT(*cutlass, HasSubstr("(CUTLASS)"));
+  EXPECT_TRUE(check_resolved_includes({"/site-packages/torch/include/ATen/ATen.h"}));
+}
+
 TEST(LintImports, AllowsWhatTheFixedCommandLinks) {
   ElfImports imports{
       .needed = {"libtvm_ffi.so", "libcuda.so.1", "libcudart.so.13", "libstdc++.so.6", "libm.so.6",

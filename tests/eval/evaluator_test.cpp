@@ -47,6 +47,9 @@ class FakeToolchain final : public util::ProcessRunner {
     const auto tool = std::filesystem::path(spec.argv.front()).filename().string();
     const bool version = spec.argv.size() == 2 && spec.argv[1] == "--version";
     if (version) return ok("Cuda compilation tools, release 13.0, V13.0.88\n");
+    const bool dependencies =
+        std::find(spec.argv.begin(), spec.argv.end(), "-M") != spec.argv.end();
+    if (tool == "nvcc" && dependencies) return ok("candidate.o : candidate.cu\n");  // lint's -M
     if (tool == "nvcc") return compile(spec);
     if (tool == "cuobjdump") {
       util::write_file_atomic(spec.working_dir / "candidate.sm_90a.cubin", "cubin");

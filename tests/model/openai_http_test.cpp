@@ -233,3 +233,62 @@ TEST(OpenAiHttp, ConnectionRefusedIsRetryable) {
 
 }  // namespace
 }  // namespace ptxbench::model
+
+namespace ptxbench::model {
+namespace {
+
+// A proxy that echoes the request headers in its error page, and a server that echoes them in
+// the reply: the key must appear in neither what the provider returns nor anything built on it.
+TEST(OpenAiHttp, EchoedKeysAreScrubbed) {
+  ::setenv("PTXBENCH_TEST_ECHO_KEY", "sk-echo-4f9a2b7c", 1);
+  LoopbackServer server(
+      [](int index, const httplib::Request& request, httplib::Response& response) {
+        const std::string echoed = "Authorization: " + request.get_header_value("Authorization");
+        if (index == 0) {
+          response.status = 401;
+          response.set_content("<html><pre>" + echoed + "</pre></html>", "text/html");
+          return;
+        }
+        Json body = Json::parse(kCompletion);
+        body["choices"][0]["message"]["content"] = "you sent " + echoed;
+        response.set_content(body.dump(), "application/json");
+      });
+  auto provider = make(openai_config(
+      server, {{"api_key_env", "PTXBENCH_TEST_ECHO_KEY"}, {"retries", {{"max_attempts", 1}}}}));
+  auto failed = provider->complete(kConversation, {});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().message.find("sk-echo-4f9a2b7c"), std::string::npos)
+      << failed.error().message;
+  EXPECT_NE(failed.error().message.find("Bearer [secret removed]"), std::string::npos)
+      << failed.error().message;
+  auto echoed = provider->complete(kConversation, {});
+  ASSERT_TRUE(echoed.ok()) << echoed.error().message;
+  EXPECT_EQ(echoed.reply().content, "you sent Authorization: Bearer [secret removed]");
+  // The key did go out: the scrubbing is of what comes back.
+  EXPECT_EQ(server.seen().front().header("Authorization"), "Bearer sk-echo-4f9a2b7c");
+}
+
+TEST(OpenAiHttp, RepliesOverTheCapAreErrorsNotTurns) {
+  LoopbackServer server([](int, const httplib::Request&, httplib::Response& response) {
+    Json body = Json::parse(kCompletion);
+    body["choices"][0]["message"]["content"] = std::string(300000, 'x');
+    response.set_content(body.dump(), "application/json");
+  });
+  // 100 kB cap: the body (about 300 kB) is cut off in transfer.
+  auto provider = make(
+      openai_config(server, {{"max_reply_bytes", 100000}, {"retries", {{"max_attempts", 1}}}}));
+  auto result = provider->complete(kConversation, {});
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.error().message.find("max_reply_bytes"), std::string::npos)
+      << result.error().message;
+  // 200 kB cap: the transfer fits, the reply itself does not.
+  auto looser = make(
+      openai_config(server, {{"max_reply_bytes", 200000}, {"retries", {{"max_attempts", 1}}}}));
+  auto second = looser->complete(kConversation, {});
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.error().message.find("larger than max_reply_bytes"), std::string::npos)
+      << second.error().message;
+}
+
+}  // namespace
+}  // namespace ptxbench::model

@@ -200,6 +200,33 @@ TEST(TaskParse, DuplicateKeysAreReportedNotSilentlyDropped) {
   EXPECT_THAT(nested.error().message, HasSubstr("top.json: (top level): key 'name' appears twice"));
 }
 
+// Odd input that used to crash: names long enough to overflow std::regex's recursion, a number
+// no double holds, extents whose byte sizes overflow.
+TEST(TaskParse, OddInputIsAnErrorNotACrash) {
+  auto long_name = valid_task();
+  long_name["name"] = std::string(50000, 'a');
+  EXPECT_THAT(error_of(long_name),
+              HasSubstr("tasks/gemm/gemm_test.json: name: must be an identifier"));
+  auto long_family = valid_task();
+  long_family["requested"]["hopper"] = {std::string(50000, 'G')};
+  EXPECT_THAT(error_of(long_family), HasSubstr("requested.hopper"));
+
+  std::string text = valid_task().dump();
+  const std::string atol = "\"atol\":0.01";
+  ASSERT_NE(text.find(atol), std::string::npos);
+  text.replace(text.find(atol), atol.size(), "\"atol\":1e400");
+  auto huge_number = parse_task(text, "tasks/gemm/gemm_test.json");
+  ASSERT_FALSE(huge_number);
+  EXPECT_THAT(huge_number.error().message, HasSubstr("tasks/gemm/gemm_test.json: JSON:"));
+
+  auto huge_extent = valid_task();
+  huge_extent["workloads"][1]["axes"]["M"] = std::int64_t{1} << 62;
+  EXPECT_THAT(error_of(huge_extent), HasSubstr("workloads.big: tensor Z would hold more than"));
+  auto too_big = valid_task();
+  too_big["workloads"][1]["axes"]["M"] = std::uint64_t{1} << 63;
+  EXPECT_THAT(error_of(too_big), HasSubstr("workloads[1].axes.M"));
+}
+
 TEST(TaskParse, TopLevelMustBeAnObject) {
   auto task = parse_task("[1, 2]", "list.json");
   ASSERT_FALSE(task.has_value());

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <charconv>
+#include <stdexcept>
 
 #include "ptxbench/util/fs.hpp"
 
@@ -26,7 +27,23 @@ Json plain_scalar(const std::string& text) {
   return text;
 }
 
-Json to_json(const YAML::Node& node) {
+// Aliases let a few lines of YAML describe a tree of billions of nodes ("alias bomb"); the
+// expansion is counted and refused beyond these bounds.
+constexpr std::size_t kMaxConfigNodes = 100000;
+constexpr int kMaxConfigDepth = 64;
+
+struct ExpansionBudget {
+  std::size_t nodes_left = kMaxConfigNodes;
+};
+
+// Throws std::runtime_error with the problem (no YAML mark survives an alias expansion).
+Json to_json(const YAML::Node& node, ExpansionBudget& budget, int depth) {
+  if (budget.nodes_left-- == 0) {
+    throw std::runtime_error(fmt::format(
+        "more than {} values after expanding aliases (an alias bomb?)", kMaxConfigNodes));
+  }
+  if (depth > kMaxConfigDepth)
+    throw std::runtime_error(fmt::format("nested deeper than {} levels", kMaxConfigDepth));
   switch (node.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
@@ -36,12 +53,23 @@ Json to_json(const YAML::Node& node) {
       return node.Tag() == "!" ? Json(node.Scalar()) : plain_scalar(node.Scalar());
     case YAML::NodeType::Sequence: {
       Json array = Json::array();
-      for (const auto& item : node) array.push_back(to_json(item));
+      for (const auto& item : node) array.push_back(to_json(item, budget, depth + 1));
       return array;
     }
     case YAML::NodeType::Map: {
       Json object = Json::object();
-      for (const auto& item : node) object[item.first.as<std::string>()] = to_json(item.second);
+      for (const auto& item : node) {
+        if (!item.first.IsScalar()) {
+          throw std::runtime_error(
+              fmt::format("line {}: a key must be a plain value", item.first.Mark().line + 1));
+        }
+        const std::string key = item.first.Scalar();
+        if (object.contains(key)) {
+          throw std::runtime_error(
+              fmt::format("line {}: {}: duplicate key", item.first.Mark().line + 1, key));
+        }
+        object[key] = to_json(item.second, budget, depth + 1);
+      }
       return object;
     }
   }
@@ -52,14 +80,17 @@ Json to_json(const YAML::Node& node) {
 
 util::Expected<Json> parse_yaml(std::string_view text, std::string_view source_name) {
   try {
-    return to_json(YAML::Load(std::string(text)));
+    ExpansionBudget budget;
+    return to_json(YAML::Load(std::string(text)), budget, 0);
   } catch (const YAML::Exception& e) {
     return util::make_error(fmt::format("{}: line {}: {}", source_name, e.mark.line + 1, e.msg));
+  } catch (const std::runtime_error& e) {
+    return util::make_error(fmt::format("{}: {}", source_name, e.what()));
   }
 }
 
 util::Expected<Json> load_yaml_file(const std::filesystem::path& path) {
-  auto text = util::read_file(path);
+  auto text = util::read_file(path, util::kMaxConfigFileBytes);
   if (!text) return text.error();
   return parse_yaml(*text, path.string());
 }

@@ -7,6 +7,7 @@
 
 #include "ptxbench/eval/correctness/accuracy_rule.hpp"
 #include "ptxbench/prompt/task_prompt.hpp"
+#include "ptxbench/util/utf8.hpp"
 
 namespace ptxbench::agent {
 namespace {
@@ -273,7 +274,8 @@ std::string trim_log(std::string_view log, std::size_t max_lines, std::size_t ma
   std::size_t kept = 0;
   for (; kept < lines.size() && kept < max_lines; ++kept) {
     std::string line = lines[kept];
-    if (line.size() > max_line_bytes) line = line.substr(0, max_line_bytes) + " [...]";
+    if (line.size() > max_line_bytes)
+      line = std::string(util::utf8_prefix(line, max_line_bytes)) + " [...]";
     if (out.size() + line.size() + 1 > max_bytes) break;
     out += line + "\n";
   }

@@ -14,9 +14,9 @@ namespace {
 using Json = nlohmann::json;
 namespace fs = std::filesystem;
 
-const std::set<std::string> kKnownFields{"models",     "tasks", "archs",     "contexts",
-                                         "samples",    "turns", "history",   "target_speedup",
-                                         "evaluation", "out",   "tasks_dir", "context_dir"};
+const std::set<std::string> kKnownFields{
+    "models",  "tasks",          "archs",      "contexts", "cells",     "samples",    "turns",
+    "history", "target_speedup", "evaluation", "out",      "tasks_dir", "context_dir"};
 
 fs::path resolve(const fs::path& base_dir, const std::string& text) {
   fs::path path(text);
@@ -37,11 +37,14 @@ util::Expected<std::vector<std::string>> string_list(const Json& json, std::stri
   return out;
 }
 
-util::Expected<int> positive_int(const Json& json, std::string_view field) {
-  if (!json.is_number_integer() || json.get<int>() < 1) {
-    return util::make_error(fmt::format("{}: expected an integer >= 1", field));
+util::Expected<int> int_in_range(const Json& json, std::string_view field, int min, int max) {
+  // Read as a 64-bit value first: get<int> would wrap 4294967297 to 1.
+  if (!json.is_number_integer() || json.get<std::int64_t>() < min ||
+      json.get<std::int64_t>() > max) {
+    return util::make_error(fmt::format("{}: expected an integer from {} to {} (got {})", field,
+                                        min, max, json.dump()));
   }
-  return json.get<int>();
+  return static_cast<int>(json.get<std::int64_t>());
 }
 
 util::Expected<EvaluationSettings> evaluation_from_json(const Json& json) {
@@ -50,25 +53,68 @@ util::Expected<EvaluationSettings> evaluation_from_json(const Json& json) {
   for (const auto& item : json.items()) {
     const std::string& key = item.key();
     const Json& value = item.value();
-    if (key == "gpu" && value.is_boolean()) {
-      settings.gpu = value.get<bool>();
-    } else if (key == "parallel" && value.is_number_integer() && value.get<int>() >= 0) {
-      settings.parallel = value.get<int>();
-    } else if (key == "sandbox" && value.is_string() &&
-               sandbox::parse_mode(value.get<std::string>())) {
+    const std::string field = "evaluation." + key;
+    if (key == "gpu" || key == "all_turns_without_gpu") {
+      if (!value.is_boolean()) return util::make_error(field + ": expected true or false");
+      (key == "gpu" ? settings.gpu : settings.all_turns_without_gpu) = value.get<bool>();
+    } else if (key == "parallel") {
+      auto parallel = int_in_range(value, field, 0, kMaxParallel);
+      if (!parallel) return parallel.error();
+      settings.parallel = *parallel;
+    } else if (key == "compile_timeout_s") {
+      // Whole seconds: 0.4 would become 0 and every compile would "time out".
+      auto seconds = int_in_range(value, field, 1, kMaxCompileTimeoutSeconds);
+      if (!seconds) return seconds.error();
+      settings.compile_timeout = std::chrono::seconds(*seconds);
+    } else if (key == "sandbox") {
+      if (!value.is_string() || !sandbox::parse_mode(value.get<std::string>()))
+        return util::make_error(field + ": expected strict, best-effort or off");
       settings.sandbox = *sandbox::parse_mode(value.get<std::string>());
-    } else if (key == "compile_timeout_s" && value.is_number() && value.get<double>() > 0) {
-      settings.compile_timeout =
-          std::chrono::seconds(static_cast<std::int64_t>(value.get<double>()));
-    } else if (key == "correctness_rule" && value.is_string() &&
-               task::parse_correctness_rule(value.get<std::string>())) {
-      settings.correctness_rule = task::parse_correctness_rule(value.get<std::string>());
+    } else if (key == "correctness_rule") {
+      auto rule =
+          value.is_string() ? task::parse_correctness_rule(value.get<std::string>()) : std::nullopt;
+      if (!rule) {
+        return util::make_error(field + ": expected as_accurate_as_library or matches_library");
+      }
+      settings.correctness_rule = rule;
     } else {
-      return util::make_error(
-          fmt::format("evaluation.{}: unknown field or wrong value {}", key, value.dump()));
+      return util::make_error(field + ": unknown field");
     }
   }
   return settings;
+}
+
+util::Expected<std::vector<Cell>> cells_from_json(const Json& json) {
+  if (!json.is_array()) return util::make_error("cells: expected a list of {task, context}");
+  std::vector<Cell> cells;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const Json& item = json[i];
+    const std::string field = fmt::format("cells[{}]", i);
+    if (item.is_string()) {
+      auto cell = parse_cell(item.get<std::string>());
+      if (!cell) return util::make_error(field + ": " + cell.error().message);
+      cells.push_back(*cell);
+      continue;
+    }
+    if (!item.is_object() || !item.contains("task") || !item["task"].is_string())
+      return util::make_error(field + ": expected {task: NAME, context: LEVEL}");
+    for (const auto& member : item.items()) {
+      if (member.key() != "task" && member.key() != "context")
+        return util::make_error(fmt::format("{}.{}: unknown field", field, member.key()));
+    }
+    Cell cell{.task = item["task"].get<std::string>()};
+    if (item.contains("context")) {
+      auto level = item["context"].is_string()
+                       ? prompt::parse_context_level(item["context"].get<std::string>())
+                       : std::nullopt;
+      if (!level)
+        return util::make_error(field + ".context: expected none, isa, guide or examples");
+      cell.context = *level;
+    }
+    cells.push_back(cell);
+  }
+  if (cells.empty()) return util::make_error("cells: the list is empty");
+  return cells;
 }
 
 }  // namespace
@@ -96,6 +142,33 @@ util::Expected<std::vector<prompt::ContextLevel>> parse_context_list(
     if (std::find(out.begin(), out.end(), *parsed) == out.end()) out.push_back(*parsed);
   }
   return out;
+}
+
+util::Expected<Cell> parse_cell(std::string_view text) {
+  const auto colon = text.rfind(':');
+  Cell cell{.task = std::string(text.substr(0, colon))};
+  if (cell.task.empty())
+    return util::make_error(fmt::format("'{}': expected TASK[:CONTEXT]", text));
+  if (colon != std::string_view::npos) {
+    auto level = prompt::parse_context_level(text.substr(colon + 1));
+    if (!level) {
+      return util::make_error(fmt::format("'{}': context '{}' is not none, isa, guide or examples",
+                                          text, text.substr(colon + 1)));
+    }
+    cell.context = *level;
+  }
+  return cell;
+}
+
+int effective_turns(const RunConfig& config) {
+  return config.evaluation.gpu || config.evaluation.all_turns_without_gpu ? config.turns : 1;
+}
+
+std::vector<std::string> task_selectors(const RunConfig& config) {
+  if (config.cells.empty()) return config.tasks;
+  std::vector<std::string> names;
+  for (const auto& cell : config.cells) names.push_back(cell.task);
+  return names;
 }
 
 util::Expected<RunConfig> run_config_from_json(const Json& json, const fs::path& base_dir) {
@@ -134,14 +207,21 @@ util::Expected<RunConfig> run_config_from_json(const Json& json, const fs::path&
     config.contexts = std::move(*levels);
   }
   if (json.contains("samples")) {
-    auto samples = positive_int(json["samples"], "samples");
+    auto samples = int_in_range(json["samples"], "samples", 1, kMaxSamples);
     if (!samples) return samples.error();
     config.samples = *samples;
   }
   if (json.contains("turns")) {
-    auto turns = positive_int(json["turns"], "turns");
+    auto turns = int_in_range(json["turns"], "turns", 1, kMaxTurns);
     if (!turns) return turns.error();
     config.turns = *turns;
+  }
+  if (json.contains("cells")) {
+    if (json.contains("tasks") || json.contains("contexts"))
+      return util::make_error("cells: give cells, or tasks and contexts, not both");
+    auto cells = cells_from_json(json["cells"]);
+    if (!cells) return cells.error();
+    config.cells = std::move(*cells);
   }
   if (json.contains("history")) {
     if (!json["history"].is_string()) return util::make_error("history: expected full or last-K");
@@ -150,8 +230,11 @@ util::Expected<RunConfig> run_config_from_json(const Json& json, const fs::path&
     config.history = *history;
   }
   if (json.contains("target_speedup") && !json["target_speedup"].is_null()) {
-    if (!json["target_speedup"].is_number() || json["target_speedup"].get<double>() <= 0) {
-      return util::make_error("target_speedup: expected a positive number");
+    const Json& target = json["target_speedup"];
+    if (!target.is_number() || !(target.get<double>() > 0) ||
+        target.get<double>() > kMaxTargetSpeedup) {
+      return util::make_error(fmt::format(
+          "target_speedup: expected a number above 0 and at most {}", kMaxTargetSpeedup));
     }
     config.target_speedup = json["target_speedup"].get<double>();
   }
@@ -190,8 +273,19 @@ util::Expected<bool> validate(const RunConfig& config) {
   if (config.tasks.empty()) return util::make_error("no tasks selected");
   if (config.archs.empty()) return util::make_error("no archs selected");
   if (config.contexts.empty()) return util::make_error("no context levels selected");
-  if (config.samples < 1 || config.turns < 1)
-    return util::make_error("samples and turns must be >= 1");
+  if (config.samples < 1 || config.samples > kMaxSamples)
+    return util::make_error(fmt::format("samples: expected 1 to {}", kMaxSamples));
+  if (config.turns < 1 || config.turns > kMaxTurns)
+    return util::make_error(fmt::format("turns: expected 1 to {}", kMaxTurns));
+  if (config.evaluation.parallel < 0 || config.evaluation.parallel > kMaxParallel) {
+    return util::make_error(
+        fmt::format("parallel: expected 0 (the CPU cores) to {}", kMaxParallel));
+  }
+  if (config.target_speedup &&
+      (!(*config.target_speedup > 0) || *config.target_speedup > kMaxTargetSpeedup)) {
+    return util::make_error(
+        fmt::format("target_speedup: expected a number above 0 and at most {}", kMaxTargetSpeedup));
+  }
   if (config.out.empty()) {
     return util::make_error(
         "no run directory: give --out RUN_DIR (rerun with the same one to resume)");
@@ -231,8 +325,17 @@ Json grid_of(const RunConfig& config, const std::vector<const task::Task*>& task
   for (auto arch : config.archs) archs.push_back(arch::to_string(arch));
   Json contexts = Json::array();
   for (auto level : config.contexts) contexts.push_back(prompt::to_string(level));
-  return {{"models", models},     {"tasks", task_names},       {"archs", archs},
-          {"contexts", contexts}, {"samples", config.samples}, {"turns", config.turns}};
+  Json grid{
+      {"models", models},     {"tasks", task_names},       {"archs", archs},
+      {"contexts", contexts}, {"samples", config.samples}, {"turns", effective_turns(config)}};
+  if (!config.cells.empty()) {
+    Json cells = Json::array();
+    for (const auto& cell : config.cells)
+      cells.push_back({{"task", cell.task}, {"context", prompt::to_string(cell.context)}});
+    grid["cells"] = std::move(cells);
+    grid.erase("contexts");
+  }
+  return grid;
 }
 
 Json to_json(const RunConfig& config, const std::vector<const task::Task*>& tasks) {
@@ -245,7 +348,8 @@ Json to_json(const RunConfig& config, const std::vector<const task::Task*>& task
   json["evaluation"] = {{"gpu", config.evaluation.gpu},
                         {"parallel", config.evaluation.parallel},
                         {"compile_timeout_s", config.evaluation.compile_timeout.count()},
-                        {"sandbox", sandbox::to_string(config.evaluation.sandbox)}};
+                        {"sandbox", sandbox::to_string(config.evaluation.sandbox)},
+                        {"all_turns_without_gpu", config.evaluation.all_turns_without_gpu}};
   if (config.evaluation.correctness_rule)
     json["evaluation"]["correctness_rule"] = task::to_string(*config.evaluation.correctness_rule);
   json["task_selectors"] = config.tasks;

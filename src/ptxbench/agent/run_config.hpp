@@ -28,6 +28,22 @@ struct EvaluationSettings {
   // Overrides every task's tolerance.rule (docs/correctness.md); unset: each task's own.
   std::optional<task::CorrectnessRule> correctness_rule;
   sandbox::Mode sandbox = sandbox::Mode::kStrict;  // docs/sandbox.md
+  // Without the GPU stages the feedback after turn 1 says nothing new, so such a run stops
+  // after turn 1 unless this asks for every turn.
+  bool all_turns_without_gpu = false;
+};
+
+// Ranges of the numbers (docs/running.md, "Limits").
+inline constexpr int kMaxSamples = 10000;
+inline constexpr int kMaxTurns = 1000;
+inline constexpr int kMaxParallel = 1024;
+inline constexpr int kMaxCompileTimeoutSeconds = 24 * 3600;
+inline constexpr double kMaxTargetSpeedup = 1e6;
+
+// One explicit (task, context level) pair; a run listing cells runs exactly these.
+struct Cell {
+  std::string task;
+  prompt::ContextLevel context = prompt::ContextLevel::kNone;
 };
 
 struct RunConfig {
@@ -35,6 +51,7 @@ struct RunConfig {
   std::vector<std::string> tasks{"core"};  // names, globs (gemm_*), "core" or "all"
   std::vector<arch::Arch> archs{arch::Arch::kHopper};
   std::vector<prompt::ContextLevel> contexts{prompt::ContextLevel::kNone};
+  std::vector<Cell> cells;  // non-empty: these pairs instead of tasks x contexts
   int samples = 1;
   int turns = 8;
   HistoryPolicy history;
@@ -52,13 +69,23 @@ util::Expected<RunConfig> run_config_from_json(const nlohmann::json& json,
 util::Expected<RunConfig> load_run_config(const std::filesystem::path& path);
 
 // Checks what flags and files together must give: at least one model, distinct model names,
-// samples and turns >= 1, an output directory.
+// every number in its range, an output directory.
 util::Expected<bool> validate(const RunConfig& config);
 
 // The tasks the selectors name, in suite order, each once. An unknown name or a glob matching
 // nothing is an error.
 util::Expected<std::vector<const task::Task*>> select_tasks(
     const std::vector<task::Task>& suite, const std::vector<std::string>& selectors);
+
+// The turns each trajectory gets: `turns`, or 1 when the GPU stages are off and
+// all_turns_without_gpu is not set.
+int effective_turns(const RunConfig& config);
+
+// The task selectors of the run: the cells' task names when cells are listed.
+std::vector<std::string> task_selectors(const RunConfig& config);
+
+// "gemm_n7168_k5120:isa" -> a cell; the task name is checked later, against the suite.
+util::Expected<Cell> parse_cell(std::string_view text);
 
 // Comma-separated lists from flags: "hopper,blackwell", "none,isa".
 util::Expected<std::vector<arch::Arch>> parse_arch_list(const std::vector<std::string>& names);

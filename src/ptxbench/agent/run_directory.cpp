@@ -11,6 +11,7 @@
 #include "ptxbench/util/check.hpp"
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/hash.hpp"
+#include "ptxbench/util/json_text.hpp"
 
 namespace ptxbench::agent {
 namespace {
@@ -66,7 +67,7 @@ util::Expected<std::optional<Json>> RunDirectory::read_run_json() const {
 }
 
 void RunDirectory::write_run_json(const Json& run) const {
-  util::write_file_atomic(run_json_path(), run.dump(2) + "\n");
+  util::write_file_atomic(run_json_path(), util::dump_json(run, 2) + "\n");
 }
 
 util::Expected<std::optional<Trajectory>> RunDirectory::load_trajectory(
@@ -77,13 +78,15 @@ util::Expected<std::optional<Trajectory>> RunDirectory::load_trajectory(
   if (!text) return text.error();
   Json json = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) return util::make_error(path.string() + ": not valid JSON");
+  util::restore_bytes(json);
   auto trajectory = trajectory_from_json(json);
   if (!trajectory) return util::make_error(path.string() + ": " + trajectory.error().message);
   return std::optional<Trajectory>(std::move(*trajectory));
 }
 
 void RunDirectory::save_trajectory(const Trajectory& trajectory) const {
-  util::write_file_atomic(trajectory_path(trajectory.info.id), to_json(trajectory).dump(1) + "\n");
+  util::write_file_atomic(trajectory_path(trajectory.info.id),
+                          util::dump_json(to_json(trajectory), 1) + "\n");
 }
 
 void RunDirectory::save_reply(const std::string& id, int turn, const model::Reply& reply) const {
@@ -98,7 +101,7 @@ void RunDirectory::save_reply(const std::string& id, int turn, const model::Repl
                {"model", reply.model},
                {"source", reply.source},
                {"attempts", reply.attempts}};
-  util::write_file_atomic(sidecar_path(response), details.dump() + "\n");
+  util::write_file_atomic(sidecar_path(response), util::dump_json(details) + "\n");
   util::write_file_atomic(response, reply.content);
 }
 
@@ -108,6 +111,7 @@ std::optional<model::Reply> RunDirectory::load_saved_reply(const std::string& id
   auto details_text = util::read_file(sidecar_path(response));
   if (!content || !details_text) return std::nullopt;
   Json details = Json::parse(*details_text, nullptr, /*allow_exceptions=*/false);
+  util::restore_bytes(details);
   if (!details.is_object() || !details.contains("content_hash") ||
       details["content_hash"] != util::hash_hex(*content)) {
     return std::nullopt;  // written by another turn attempt: ask the model again

@@ -54,19 +54,30 @@ util::Expected<bool> open_run(const RunPlan& plan, const RunDirectory& directory
 std::vector<TrajectorySpec> expand_grid(const RunConfig& config,
                                         const std::vector<const task::Task*>& tasks) {
   std::vector<TrajectorySpec> specs;
+  auto add = [&](const model::ProviderConfig& model, const task::Task* task, arch::Arch arch,
+                 prompt::ContextLevel level) {
+    for (int sample = 0; sample < config.samples; ++sample) {
+      specs.push_back({.model = model.name,
+                       .provider = std::string(model::to_string(model.kind)),
+                       .task = task,
+                       .arch = arch,
+                       .context = level,
+                       .sample = sample});
+    }
+  };
   for (const auto& model : config.models) {
+    if (!config.cells.empty()) {
+      for (const auto& cell : config.cells) {
+        for (const auto* task : tasks) {
+          if (task->name != cell.task) continue;
+          for (auto arch : config.archs) add(model, task, arch, cell.context);
+        }
+      }
+      continue;
+    }
     for (const auto* task : tasks) {
       for (auto arch : config.archs) {
-        for (auto level : config.contexts) {
-          for (int sample = 0; sample < config.samples; ++sample) {
-            specs.push_back({.model = model.name,
-                             .provider = std::string(model::to_string(model.kind)),
-                             .task = task,
-                             .arch = arch,
-                             .context = level,
-                             .sample = sample});
-          }
-        }
+        for (auto level : config.contexts) add(model, task, arch, level);
       }
     }
   }

@@ -34,7 +34,8 @@ struct RunPlan {
   nlohmann::json grid = nlohmann::json::object();    // must match on resume
 };
 
-// models x tasks x archs x contexts x samples, in that nesting order.
+// models x tasks x archs x contexts x samples, in that nesting order; with cells, models x
+// cells x archs x samples.
 std::vector<TrajectorySpec> expand_grid(const RunConfig& config,
                                         const std::vector<const task::Task*>& tasks);
 

@@ -131,6 +131,8 @@ std::optional<TurnEvent> TrajectoryRunner::run_turn(const TrajectorySpec& spec,
       if (error.exhausted) {
         info.status = TrajectoryStatus::kFinished;
         info.exit_status = exit_status::kReplayExhausted;
+        // Nothing recorded at all is worth saying why (a misnamed replay file).
+        if (turn == 1) info.error = error.message;
       } else {
         info.status = TrajectoryStatus::kFailed;
         info.exit_status = exit_status::kProviderError;

@@ -53,6 +53,11 @@ int run_demo(const DemoOptions& options) {
   std::filesystem::path solutions = options.solutions_dir.empty()
                                         ? agent::default_solutions_dir()
                                         : std::filesystem::path(options.solutions_dir);
+  if (std::error_code error; !std::filesystem::is_directory(solutions, error)) {
+    fmt::print(stderr, "ptxbench demo: --solutions {}: {}\n", solutions.string(),
+               error ? error.message() : std::string("not a directory"));
+    return kExitUsage;
+  }
   agent::SolutionScan scan = agent::scan_solutions(solutions);
   agent::DemoPlan demo =
       agent::plan_demo(*suite, scan, *level,

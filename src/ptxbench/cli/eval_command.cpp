@@ -23,11 +23,12 @@
 #include "ptxbench/eval/evaluation_json.hpp"
 #include "ptxbench/eval/evaluator.hpp"
 #include "ptxbench/eval/summary.hpp"
-#include "ptxbench/sandbox/evaluation_sandbox.hpp"
 #include "ptxbench/gpus/gpu_list.hpp"
+#include "ptxbench/sandbox/evaluation_sandbox.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/child_processes.hpp"
 #include "ptxbench/util/fs.hpp"
+#include "ptxbench/util/json_text.hpp"
 #include "ptxbench/util/termination.hpp"
 
 namespace ptxbench::cli {
@@ -178,7 +179,7 @@ int run_eval(const EvalOptions& options) {
   std::size_t done = 0;
   auto print_verdict = [&](std::size_t, const eval::Evaluation& e) {
     ++done;
-    const std::string line = eval::to_json(e).dump();
+    const std::string line = util::dump_json(eval::to_json(e));
     if (out_stream.is_open()) out_stream << line << '\n' << std::flush;
     if (options.json) {
       fmt::print("{}\n", line);
@@ -205,6 +206,19 @@ int run_eval(const EvalOptions& options) {
   return exit_code_of(evaluations);
 }
 
+// A usage error, not an internal one, when the path cannot become the artifacts directory.
+const CLI::Validator kDirectoryOrAbsent(
+    [](std::string& path) {
+      std::error_code error;
+      const auto status = std::filesystem::status(path, error);
+      if (error && error != std::errc::no_such_file_or_directory)
+        return path + ": " + error.message();
+      if (std::filesystem::exists(status) && !std::filesystem::is_directory(status))
+        return path + ": exists and is not a directory";
+      return std::string();
+    },
+    "DIR");
+
 }  // namespace
 
 void add_eval_command(CLI::App& app, CommandContext& context) {
@@ -229,7 +243,8 @@ void add_eval_command(CLI::App& app, CommandContext& context) {
   sub->add_option("--jobs", options->jobs, "Parallel compiles (default: all cores)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--keep-artifacts", options->keep_artifacts,
-                  "Keep sources, objects and cubins in this directory");
+                  "Keep sources, objects and cubins in this directory")
+      ->check(kDirectoryOrAbsent);
   sub->add_option("--tasks-dir", options->tasks_dir,
                   "Task suite directory (default: the built-in suite)");
   sub->add_option("--compile-timeout", options->compile_timeout_seconds,

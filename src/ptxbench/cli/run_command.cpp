@@ -3,6 +3,7 @@
 // same command. docs/running.md is the reference.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@
 #include "ptxbench/model/provider_factory.hpp"
 #include "ptxbench/sandbox/policy.hpp"
 #include "ptxbench/task/task_loader.hpp"
+#include "ptxbench/util/fs.hpp"
 
 namespace ptxbench::cli {
 namespace {
@@ -33,7 +35,7 @@ struct RunFlags {
   std::optional<int> max_tokens, concurrency, max_attempts;
   bool stream = false;
   // The grid and the loop.
-  std::vector<std::string> tasks, archs, contexts;
+  std::vector<std::string> tasks, archs, contexts, cells;
   std::optional<int> samples, turns, parallel;
   std::optional<std::string> sandbox;
   std::optional<std::string> history;
@@ -44,6 +46,7 @@ struct RunFlags {
   bool no_gpu = false;
   std::string correctness_rule;
   RunScaleFlags scale;
+  bool all_turns = false;
 };
 
 util::Expected<model::ProviderConfig> model_from_flags(const RunFlags& flags) {
@@ -95,6 +98,18 @@ util::Expected<agent::RunConfig> resolve_config(const RunFlags& flags) {
     if (!levels) return levels.error();
     config.contexts = *levels;
   }
+  if (!flags.cells.empty()) {
+    if (!flags.tasks.empty() || !flags.contexts.empty())
+      return util::make_error("--cells: give --cells, or --tasks and --contexts, not both");
+    config.cells.clear();
+    for (const auto& text : flags.cells) {
+      auto cell = agent::parse_cell(text);
+      if (!cell) return util::make_error("--cells: " + cell.error().message);
+      config.cells.push_back(*cell);
+    }
+  } else if (!flags.tasks.empty() || !flags.contexts.empty()) {
+    config.cells.clear();  // flags that name the grid replace the config's cells
+  }
   if (flags.samples) config.samples = *flags.samples;
   if (flags.turns) config.turns = *flags.turns;
   if (flags.history) {
@@ -114,13 +129,25 @@ util::Expected<agent::RunConfig> resolve_config(const RunFlags& flags) {
     }
     config.evaluation.correctness_rule = rule;
   }
+  if (flags.all_turns) config.evaluation.all_turns_without_gpu = true;
   if (!flags.tasks_dir.empty()) config.tasks_dir = flags.tasks_dir;
   if (!flags.context_dir.empty()) config.context_dir = flags.context_dir;
   if (auto valid = agent::validate(config); !valid) return valid.error();
   return config;
 }
 
+// A replay trajectory that ended before its first turn: no file matched it.
+bool no_recorded_reply(const agent::Trajectory& trajectory) {
+  return trajectory.info.exit_status == agent::exit_status::kReplayExhausted &&
+         trajectory.turns.empty();
+}
+
 int run_run(const RunFlags& flags) {
+  // What a killed earlier run left in the temp folder (its owner process is gone).
+  std::error_code no_tmp;
+  if (auto tmp = std::filesystem::temp_directory_path(no_tmp); !no_tmp) {
+    util::remove_stale_temp_dirs(tmp, "ptxbench-");
+  }
   auto config = resolve_config(flags);
   if (!config) {
     fmt::print(stderr, "ptxbench run: {}\n", config.error().message);
@@ -135,15 +162,31 @@ int run_run(const RunFlags& flags) {
   if (config->evaluation.correctness_rule) {
     for (auto& task : *suite) task.tolerance.rule = *config->evaluation.correctness_rule;
   }
-  auto tasks = agent::select_tasks(*suite, config->tasks);
+  auto tasks = agent::select_tasks(*suite, agent::task_selectors(*config));
   if (!tasks) {
     fmt::print(stderr, "ptxbench run: {}\n", tasks.error().message);
     return kExitUsage;
   }
+  for (const auto& cell : config->cells) {
+    if (std::none_of(tasks->begin(), tasks->end(),
+                     [&cell](const task::Task* task) { return task->name == cell.task; })) {
+      fmt::print(stderr, "ptxbench run: cells: '{}' is not a task name (cells take exact names)\n",
+                 cell.task);
+      return kExitUsage;
+    }
+  }
+  const int turns = agent::effective_turns(*config);
+  if (turns < config->turns) {
+    fmt::print(stderr,
+               "note: the GPU stages are off, so turns after the first would get the same "
+               "feedback; running 1 turn per trajectory (--all-turns or "
+               "evaluation.all_turns_without_gpu: true runs all {})\n",
+               config->turns);
+  }
   if (flags.scale.sbatch_args) return submit_run_to_slurm(flags.scale, config->out, *tasks);
   if (!keep_shard_tasks(flags.scale, *tasks)) return kExitUsage;
   agent::RunPlan plan{.trajectories = agent::expand_grid(*config, *tasks),
-                      .agent = {.max_turns = config->turns,
+                      .agent = {.max_turns = turns,
                                 .history = config->history,
                                 .target_speedup = config->target_speedup},
                       .context_dir = config->context_dir.empty() ? prompt::default_context_dir()
@@ -158,7 +201,8 @@ int run_run(const RunFlags& flags) {
     }
     auto index = std::make_shared<const fixit::RetrievalIndex>(std::move(*documents));
     plan.context_hook = fixit::retrieval_hook(index, static_cast<std::size_t>(flags.retrieve_k));
-    plan.config["fixit"] = {{"folder", flags.fixit}, {"k", flags.retrieve_k}, {"documents", index->size()}};
+    plan.config["fixit"] = {
+        {"folder", flags.fixit}, {"k", flags.retrieve_k}, {"documents", index->size()}};
   }
   for (const auto& model_config : config->models) {
     auto provider = model::make_provider(model_config);
@@ -176,24 +220,28 @@ int run_run(const RunFlags& flags) {
   auto evaluations = make_run_evaluations(flags.scale, config->evaluation);
   if (!evaluations) return kExitUsage;
   std::mutex print_mutex;
-  agent::RunObserver observer{.on_turn =
-                                  [&print_mutex](const agent::TurnEvent& event) {
-                                    std::lock_guard lock(print_mutex);
-                                    fmt::print(stderr, "{}\n", agent::describe(event));
-                                  },
-                              .on_trajectory =
-                                  [&print_mutex](const agent::Trajectory& trajectory) {
-                                    if (trajectory.info.status != agent::TrajectoryStatus::kFailed)
-                                      return;
-                                    std::lock_guard lock(print_mutex);
-                                    fmt::print(stderr, "{} failed: {}\n", trajectory.info.id,
-                                               trajectory.info.error);
-                                  },
-                              .on_message =
-                                  [&print_mutex](std::string_view line) {
-                                    std::lock_guard lock(print_mutex);
-                                    fmt::print(stderr, "{}\n", line);
-                                  }};
+  int unmatched_replays = 0;
+  agent::RunObserver observer{
+      .on_turn =
+          [&print_mutex](const agent::TurnEvent& event) {
+            std::lock_guard lock(print_mutex);
+            fmt::print(stderr, "{}\n", agent::describe(event));
+          },
+      .on_trajectory =
+          [&print_mutex, &unmatched_replays](const agent::Trajectory& t) {
+            std::lock_guard lock(print_mutex);
+            if (t.info.status == agent::TrajectoryStatus::kFailed) {
+              fmt::print(stderr, "{} failed: {}\n", t.info.id, t.info.error);
+            } else if (no_recorded_reply(t)) {
+              ++unmatched_replays;
+              fmt::print(stderr, "warning: {}: 0 turns: {}\n", t.info.id, t.info.error);
+            }
+          },
+      .on_message =
+          [&print_mutex](std::string_view line) {
+            std::lock_guard lock(print_mutex);
+            fmt::print(stderr, "{}\n", line);
+          }};
   fmt::print(stderr, "run directory: {}\n", directory->root().string());
   auto summary = agent::execute_run(plan, *directory, evaluations->function(), observer);
   if (!summary) {
@@ -205,10 +253,19 @@ int run_run(const RunFlags& flags) {
       "written to {}\n",
       plan.trajectories.size(), summary->finished, summary->failed, summary->turns_run,
       directory->root().string());
+  if (unmatched_replays > 0) {
+    fmt::print(stderr,
+               "warning: {} of {} trajectories found no recorded reply; docs/running.md (replay) "
+               "lists the file names a replay looks for\n",
+               unmatched_replays, plan.trajectories.size());
+  }
   for (const auto& error : summary->internal_errors) {
     fmt::print(stderr, "internal error: {}\n", error);
   }
   if (!summary->internal_errors.empty()) return kExitInternal;
+  // A replay that matched nothing at all is a misnamed path or file, not a result.
+  if (unmatched_replays > 0 && unmatched_replays == static_cast<int>(plan.trajectories.size()))
+    return kExitUsage;
   if (summary->failed > 0) {
     fmt::print(stderr, "rerun the same command to retry the failed trajectories\n");
     return kExitFailed;
@@ -247,6 +304,9 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   sub->add_option("--fixit", flags->fixit, "Fixit folder whose verified repairs `retrieval` adds");
   sub->add_option("--retrieve-k", flags->retrieve_k, "Repairs the retrieval level adds")
       ->capture_default_str();
+  sub->add_option("--cells", flags->cells,
+                  "Explicit TASK:CONTEXT pairs instead of --tasks x --contexts")
+      ->delimiter(',');
   sub->add_option("--samples", flags->samples, "Trajectories per cell");
   sub->add_option("--turns", flags->turns, "Turns per trajectory (default 8)");
   sub->add_option("--history", flags->history, "full (default) or last-K");
@@ -256,7 +316,9 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                   "strict (default), best-effort or off: the sandbox of candidate code "
                   "(docs/sandbox.md)")
       ->check(CLI::IsMember({"strict", "best-effort", "off"}));
-  sub->add_flag("--no-gpu", flags->no_gpu, "Stop after compile and static SASS");
+  sub->add_flag("--no-gpu", flags->no_gpu,
+                "Stop after compile and static SASS (and after turn 1, unless --all-turns)");
+  sub->add_flag("--all-turns", flags->all_turns, "With --no-gpu: still run every turn");
   sub->add_option("--correctness-rule", flags->correctness_rule,
                   "as_accurate_as_library or matches_library: overrides every task's "
                   "tolerance.rule (docs/correctness.md)");

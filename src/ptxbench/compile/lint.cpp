@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <regex>
 #include <utility>
 #include <vector>
 
@@ -77,6 +76,23 @@ constexpr std::array<HeaderRule, 12> kForbiddenHeaders{{
     {"nvrtc", "run-time compilation"},
 }};
 
+// A resolved path is refused when its file name starts with a file rule ("cublas") or one of its
+// directories is named by a directory rule ("cutlass/").
+std::optional<std::string_view> forbidden_path(const std::filesystem::path& path) {
+  const std::string file = path.filename().string();
+  for (const auto& rule : kForbiddenHeaders) {
+    if (rule.prefix.ends_with('/')) {
+      const auto directory = rule.prefix.substr(0, rule.prefix.size() - 1);
+      for (const auto& part : path.parent_path()) {
+        if (part.string() == directory) return rule.why;
+      }
+    } else if (std::string_view(file).starts_with(rule.prefix)) {
+      return rule.why;
+    }
+  }
+  return std::nullopt;
+}
+
 // "cublasCreate_v2@libcublas.so.13" -> "cublasCreate_v2" (versions are not part of the name).
 std::string_view bare_name(std::string_view symbol) {
   return symbol.substr(0, symbol.find('@'));
@@ -84,25 +100,110 @@ std::string_view bare_name(std::string_view symbol) {
 
 }  // namespace
 
+namespace {
+
+// The header of an `#include <h>` / `#include "h"` line, or nullopt. A plain scan, not
+// std::regex, whose matcher recurses per character and overflows on a very long line.
+std::optional<std::string_view> included_header(std::string_view line) {
+  auto skip_blanks = [&line] {
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+  };
+  skip_blanks();
+  if (!line.starts_with('#')) return std::nullopt;
+  line.remove_prefix(1);
+  skip_blanks();
+  if (!line.starts_with("include")) return std::nullopt;
+  line.remove_prefix(7);
+  skip_blanks();
+  if (line.empty() || (line.front() != '<' && line.front() != '"')) return std::nullopt;
+  line.remove_prefix(1);
+  const auto end = line.find_first_of(">\"");
+  if (end == 0 || end == std::string_view::npos) return std::nullopt;
+  return line.substr(0, end);
+}
+
+}  // namespace
+
 std::optional<std::string> check_source_includes(std::string_view source) {
-  static const std::regex include(R"(^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"])");
   std::vector<std::string> findings;
   while (!source.empty()) {
     const auto newline = source.find('\n');
-    const std::string line(source.substr(0, newline));
+    const std::string_view line = source.substr(0, newline);
     source = newline == std::string_view::npos ? std::string_view{} : source.substr(newline + 1);
-    std::smatch match;
-    if (!std::regex_search(line, match, include)) continue;
-    const std::string header = match[1];
+    const auto header = included_header(line);
+    if (!header) continue;
     for (const auto& rule : kForbiddenHeaders) {
-      if (std::string_view(header).starts_with(rule.prefix)) {
-        findings.push_back(fmt::format("includes <{}> ({})", header, rule.why));
+      if (header->starts_with(rule.prefix)) {
+        findings.push_back(fmt::format("includes <{}> ({})", *header, rule.why));
         break;
       }
     }
   }
   if (findings.empty()) return std::nullopt;
   return fmt::format("library use is not allowed: {}", fmt::join(findings, "; "));
+}
+
+util::Expected<std::vector<std::string>> resolved_includes(util::ProcessRunner& runner,
+                                                           const CompileOptions& options,
+                                                           arch::Arch arch,
+                                                           const std::filesystem::path& work_dir) {
+  // The same flags, so the same headers resolve; without -o the rule goes to stdout.
+  auto argv = nvcc_command(options.nvcc, arch, kSourceFileName, "");
+  const auto output = std::find(argv.begin(), argv.end(), "-o");
+  if (output != argv.end()) argv.erase(output, output + 2);
+  argv.insert(argv.end() - 1, "-M");
+  util::ProcessSpec spec{
+      .argv = std::move(argv), .timeout = options.timeout, .working_dir = work_dir};
+  const auto result = runner.run(spec);
+  if (!result.succeeded() || result.stdout_truncated) {
+    return util::make_error(fmt::format("nvcc -M (resolving includes): {}", result.describe_end()));
+  }
+  auto paths = parse_dependency_rule(result.stdout_text);
+  std::erase(paths, std::string(kSourceFileName));
+  return paths;
+}
+
+std::vector<std::string> parse_dependency_rule(std::string_view rule) {
+  std::vector<std::string> paths;
+  std::string current;
+  bool after_colon = false;
+  auto flush = [&] {
+    if (!current.empty() && after_colon) paths.push_back(current);
+    current.clear();
+  };
+  for (std::size_t i = 0; i < rule.size(); ++i) {
+    const char c = rule[i];
+    if (c == '\\' && i + 1 < rule.size() && (rule[i + 1] == ' ' || rule[i + 1] == '#')) {
+      current += rule[++i];  // an escaped space (or #) inside a path
+    } else if (c == '\\' && i + 1 < rule.size() && (rule[i + 1] == '\n' || rule[i + 1] == '\r')) {
+      flush();  // a line continuation
+    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      flush();
+    } else if (c == ':' && !after_colon &&
+               (i + 1 == rule.size() || rule[i + 1] == ' ' || rule[i + 1] == '\n')) {
+      current.clear();  // the target
+      after_colon = true;
+    } else {
+      current += c;
+    }
+  }
+  flush();
+  return paths;
+}
+
+std::optional<std::string> check_resolved_includes(const std::vector<std::string>& paths) {
+  std::vector<std::string> findings;
+  for (const auto& path : paths) {
+    if (auto why = forbidden_path(path)) {
+      findings.push_back(fmt::format("includes {} ({})", path, *why));
+    }
+  }
+  if (findings.empty()) return std::nullopt;
+  constexpr std::size_t kShown = 4;
+  const std::size_t more = findings.size() > kShown ? findings.size() - kShown : 0;
+  findings.resize(std::min(findings.size(), kShown));
+  return fmt::format("library use is not allowed: the preprocessed source {}{}",
+                     fmt::join(findings, "; "), more > 0 ? fmt::format(" and {} more", more) : "");
 }
 
 std::optional<std::string> check_imports(const ElfImports& imports) {

@@ -2,6 +2,7 @@
 
 #include "ptxbench/model/http_error.hpp"
 #include "ptxbench/model/json_fields.hpp"
+#include "ptxbench/util/json_text.hpp"
 
 namespace ptxbench::model {
 namespace {
@@ -43,8 +44,9 @@ Json AnthropicProvider::request_body(const Conversation& conversation) const {
 
 CallResult AnthropicProvider::complete(const Conversation& conversation, const CallContext&) {
   HttpRequest request{.url = config_.base_url + "/v1/messages",
-                      .body = request_body(conversation).dump(),
-                      .timeout = config_.timeout};
+                      .body = util::dump_json(request_body(conversation)),
+                      .timeout = config_.timeout,
+                      .max_response_bytes = transport_cap_bytes(config_.max_reply_bytes)};
   request.headers.emplace_back("Content-Type", "application/json");
   request.headers.emplace_back("anthropic-version", config_.anthropic_version);
   if (!api_key_.empty()) request.headers.emplace_back("x-api-key", api_key_);

@@ -3,15 +3,16 @@
 #include <fmt/format.h>
 
 #include "ptxbench/model/json_fields.hpp"
+#include "ptxbench/util/json_text.hpp"
+#include "ptxbench/util/utf8.hpp"
 
 namespace ptxbench::model {
 namespace {
 
-constexpr std::size_t kReplyCapBytes = 16u << 20;
 constexpr std::size_t kStderrExcerptBytes = 500;
 
 std::string tail(const std::string& text, std::size_t bytes) {
-  return text.size() <= bytes ? text : "..." + text.substr(text.size() - bytes);
+  return text.size() <= bytes ? text : "..." + std::string(util::utf8_suffix(text, bytes));
 }
 
 }  // namespace
@@ -38,9 +39,9 @@ nlohmann::json CommandProvider::request_json(const Conversation& conversation,
 
 CallResult CommandProvider::complete(const Conversation& conversation, const CallContext& context) {
   util::ProcessSpec spec{.argv = config_.command,
-                         .stdin_text = request_json(conversation, context).dump(),
+                         .stdin_text = util::dump_json(request_json(conversation, context)),
                          .timeout = config_.timeout,
-                         .output_cap_bytes = kReplyCapBytes,
+                         .output_cap_bytes = transport_cap_bytes(config_.max_reply_bytes),
                          .env = {{"PTXBENCH_TRAJECTORY_ID", context.trajectory_id},
                                  {"PTXBENCH_TURN", std::to_string(context.turn)}}};
   util::ProcessResult result = runner_->run(spec);
@@ -57,7 +58,8 @@ CallResult CommandProvider::complete(const Conversation& conversation, const Cal
   }
   if (result.stdout_truncated) {
     return ProviderError{.message = fmt::format("command {}: reply longer than {} bytes",
-                                                config_.command.front(), kReplyCapBytes)};
+                                                config_.command.front(),
+                                                transport_cap_bytes(config_.max_reply_bytes))};
   }
   Reply reply = parse_command_output(result.stdout_text);
   reply.latency_s = static_cast<double>(result.wall.count()) / 1000.0;

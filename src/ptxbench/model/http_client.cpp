@@ -6,6 +6,8 @@
 #include <ctime>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "ptxbench/model/http_client.hpp"
 #include "ptxbench/util/check.hpp"
 
@@ -26,8 +28,20 @@ struct SlistDeleter {
   void operator()(curl_slist* list) const { curl_slist_free_all(list); }
 };
 
+struct BodySink {
+  std::string* body;
+  std::size_t max_bytes;
+  bool overflowed = false;
+};
+
+// Returning less than was given makes libcurl stop the transfer (CURLE_WRITE_ERROR).
 std::size_t append_body(char* data, std::size_t size, std::size_t count, void* sink) {
-  static_cast<std::string*>(sink)->append(data, size * count);
+  auto& body = *static_cast<BodySink*>(sink);
+  if (body.body->size() + size * count > body.max_bytes) {
+    body.overflowed = true;
+    return 0;
+  }
+  body.body->append(data, size * count);
   return size * count;
 }
 
@@ -93,7 +107,8 @@ HttpResponse CurlHttpClient::post(const HttpRequest& request) {
   curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &append_body);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
+  BodySink body_sink{.body = &response.body, .max_bytes = request.max_response_bytes};
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body_sink);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &collect_header);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &response.headers);
 
@@ -104,6 +119,10 @@ HttpResponse CurlHttpClient::post(const HttpRequest& request) {
   if (code != CURLE_OK) {
     response.timed_out = code == CURLE_OPERATION_TIMEDOUT;
     response.transport_error = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);
+    if (body_sink.overflowed) {
+      response.transport_error = fmt::format("reply body larger than {} bytes (max_reply_bytes)",
+                                             request.max_response_bytes);
+    }
     return response;
   }
   long status = 0;

@@ -16,6 +16,7 @@ struct HttpRequest {
   std::string body;
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // the whole exchange
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(30)};
+  std::size_t max_response_bytes = 64u << 20;  // a longer body ends the transfer as an error
 };
 
 struct HttpResponse {

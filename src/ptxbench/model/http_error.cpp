@@ -4,13 +4,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ptxbench/util/utf8.hpp"
+
 namespace ptxbench::model {
 namespace {
 
 constexpr std::size_t kBodyExcerptBytes = 300;
 
 std::string excerpt(std::string_view body) {
-  std::string text(body.substr(0, kBodyExcerptBytes));
+  std::string text(util::utf8_prefix(body, kBodyExcerptBytes));
   for (char& c : text) {
     if (c == '\n' || c == '\r') c = ' ';
   }

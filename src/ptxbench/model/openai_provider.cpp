@@ -4,6 +4,7 @@
 
 #include "ptxbench/model/http_error.hpp"
 #include "ptxbench/model/json_fields.hpp"
+#include "ptxbench/util/json_text.hpp"
 
 namespace ptxbench::model {
 namespace {
@@ -51,8 +52,9 @@ Json OpenAiProvider::request_body(const Conversation& conversation) const {
 
 CallResult OpenAiProvider::complete(const Conversation& conversation, const CallContext&) {
   HttpRequest request{.url = config_.base_url + "/chat/completions",
-                      .body = request_body(conversation).dump(),
-                      .timeout = config_.timeout};
+                      .body = util::dump_json(request_body(conversation)),
+                      .timeout = config_.timeout,
+                      .max_response_bytes = transport_cap_bytes(config_.max_reply_bytes)};
   request.headers.emplace_back("Content-Type", "application/json");
   if (!api_key_.empty()) request.headers.emplace_back("Authorization", "Bearer " + api_key_);
   for (const auto& [name, value] : config_.headers) request.headers.emplace_back(name, value);

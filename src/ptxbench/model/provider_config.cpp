@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <climits>
+#include <cmath>
+#include <cstdint>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 namespace ptxbench::model {
 namespace {
@@ -12,6 +16,11 @@ namespace {
 constexpr std::array<std::string_view, 4> kKindNames{"openai", "anthropic", "command", "replay"};
 
 using Json = nlohmann::json;
+
+constexpr double kMaxSeconds = 7 * 24 * 3600;  // a week: longer is a typo, not a setting
+constexpr int kMaxAttempts = 100;
+constexpr int kMaxConcurrency = 1024;
+constexpr std::size_t kMaxReplyBytesLimit = 1u << 30;
 
 std::chrono::milliseconds seconds_to_ms(double seconds) {
   return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000.0));
@@ -32,10 +41,30 @@ class FieldReader {
   void read(std::string_view key, T& out) {
     seen_.insert(std::string(key));
     if (!error_.empty() || !object_.contains(key) || object_[std::string(key)].is_null()) return;
+    const Json& value = object_[std::string(key)];
+    if constexpr (std::is_same_v<T, int>) {
+      // get<int> would wrap 4294967297 to 1.
+      if (!value.is_number_integer() || value.get<std::int64_t>() < INT32_MIN ||
+          value.get<std::int64_t>() > INT32_MAX) {
+        error_ = fmt::format("{}{}: expected an integer ({})", path_, key, value.dump());
+        return;
+      }
+    } else if constexpr (std::is_same_v<T, std::size_t>) {
+      if (!value.is_number_integer() || value.get<std::int64_t>() < 0) {
+        error_ =
+            fmt::format("{}{}: expected a non-negative integer ({})", path_, key, value.dump());
+        return;
+      }
+    } else if constexpr (std::is_same_v<T, double>) {
+      if (!value.is_number() || !std::isfinite(value.get<double>())) {
+        error_ = fmt::format("{}{}: expected a finite number ({})", path_, key, value.dump());
+        return;
+      }
+    }
     try {
-      out = object_[std::string(key)].get<T>();
+      out = value.get<T>();
     } catch (const Json::exception&) {
-      error_ = fmt::format("{}{}: wrong type ({})", path_, key, object_[std::string(key)].dump());
+      error_ = fmt::format("{}{}: wrong type ({})", path_, key, value.dump());
     }
   }
   template <class T>
@@ -45,10 +74,16 @@ class FieldReader {
     read(key, value);
     if (present && error_.empty()) out = value;
   }
+  // Seconds in [0, kMaxSeconds]; the milliseconds they become cannot overflow.
   void read_seconds(std::string_view key, std::chrono::milliseconds& out) {
     std::optional<double> seconds;
     read(key, seconds);
-    if (seconds) out = seconds_to_ms(*seconds);
+    if (!seconds) return;
+    if (*seconds < 0 || *seconds > kMaxSeconds) {
+      fail(fmt::format("{}: expected seconds between 0 and {} ({})", key, kMaxSeconds, *seconds));
+      return;
+    }
+    out = seconds_to_ms(*seconds);
   }
   void mark(std::string_view key) { seen_.insert(std::string(key)); }
   void fail(std::string message) {
@@ -131,6 +166,7 @@ util::Expected<ProviderConfig> provider_config_from_json(const Json& json,
   fields.read("anthropic_version", config.anthropic_version);
   fields.read("stream", config.stream);
   fields.read_seconds("timeout_s", config.timeout);
+  fields.read("max_reply_bytes", config.max_reply_bytes);
   if (!config.extra_body.is_object()) fields.fail("extra_body: expected a mapping");
   if (json.contains("command") && json["command"].is_string()) {
     // A plain string is split on whitespace; no shell is involved.
@@ -182,12 +218,29 @@ util::Expected<ProviderConfig> provider_config_from_json(const Json& json,
   if (config.kind == ProviderKind::kReplay && config.replay_path.empty()) {
     return invalid("path: required for provider replay");
   }
-  if (config.retry.max_attempts < 1) return invalid("retries.max_attempts must be at least 1");
-  if (config.limits.concurrency < 1) return invalid("limits.concurrency must be at least 1");
-  if (config.limits.requests_per_minute < 0) {
-    return invalid("limits.requests_per_minute must not be negative");
-  }
-  if (config.timeout.count() <= 0) return invalid("timeout_s must be positive");
+  // Ranges: each a clear error, never a silent clamp.
+  const auto& retry = config.retry;
+  if (retry.max_attempts < 1 || retry.max_attempts > kMaxAttempts)
+    return invalid(fmt::format("retries.max_attempts: expected 1 to {}", kMaxAttempts));
+  if (retry.multiplier < 1 || retry.multiplier > 100)
+    return invalid("retries.multiplier: expected 1 to 100");
+  if (retry.jitter < 0 || retry.jitter > 1) return invalid("retries.jitter: expected 0 to 1");
+  if (retry.max_backoff < retry.initial_backoff)
+    return invalid("retries.max_backoff_s: must not be less than initial_backoff_s");
+  if (config.limits.concurrency < 1 || config.limits.concurrency > kMaxConcurrency)
+    return invalid(fmt::format("limits.concurrency: expected 1 to {}", kMaxConcurrency));
+  if (config.limits.requests_per_minute < 0 || config.limits.requests_per_minute > 1e6)
+    return invalid("limits.requests_per_minute: expected 0 (no limit) to 1000000");
+  if (config.limits.burst < 1 || config.limits.burst > 10000)
+    return invalid("limits.burst: expected 1 to 10000");
+  if (config.timeout.count() <= 0) return invalid("timeout_s: must be positive");
+  if (config.temperature && (*config.temperature < 0 || *config.temperature > 10))
+    return invalid("temperature: expected 0 to 10");
+  if (config.top_p && (*config.top_p <= 0 || *config.top_p > 1))
+    return invalid("top_p: expected more than 0 and at most 1");
+  if (config.max_tokens && *config.max_tokens < 1) return invalid("max_tokens: expected >= 1");
+  if (config.max_reply_bytes < 1024 || config.max_reply_bytes > kMaxReplyBytesLimit)
+    return invalid(fmt::format("max_reply_bytes: expected 1024 to {}", kMaxReplyBytesLimit));
   return config;
 }
 
@@ -202,6 +255,7 @@ Json to_json(const ProviderConfig& config) {
       {"top_p", config.top_p ? Json(*config.top_p) : Json()},
       {"max_tokens", config.max_tokens ? Json(*config.max_tokens) : Json()},
       {"timeout_s", ms_to_seconds(config.timeout)},
+      {"max_reply_bytes", config.max_reply_bytes},
       {"retries",
        {{"max_attempts", config.retry.max_attempts},
         {"initial_backoff_s", ms_to_seconds(config.retry.initial_backoff)},

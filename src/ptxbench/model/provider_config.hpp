@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ptxbench/model/rate_limiter.hpp"
+#include "ptxbench/model/reply.hpp"
 #include "ptxbench/model/retry_policy.hpp"
 #include "ptxbench/util/expected.hpp"
 
@@ -38,13 +39,15 @@ struct ProviderConfig {
   std::chrono::milliseconds timeout{std::chrono::minutes(15)};  // one request, or one command run
   RetryPolicy retry;
   RateLimits limits;
-  std::vector<std::string> command;   // kCommand: argv of the program
-  std::filesystem::path replay_path;  // kReplay: file, directory or run directory
+  std::size_t max_reply_bytes = kDefaultMaxReplyBytes;  // a longer reply is a provider error
+  std::vector<std::string> command;                     // kCommand: argv of the program
+  std::filesystem::path replay_path;                    // kReplay: file, directory or run directory
 
   std::string default_base_url() const;
 };
 
-// Unknown fields are errors (a misspelt option must not be silently ignored). Relative replay
+// Unknown fields are errors (a misspelt option must not be silently ignored), and so is every
+// number out of its range (docs/running.md lists them). Relative replay
 // paths resolve against `base_dir`.
 util::Expected<ProviderConfig> provider_config_from_json(const nlohmann::json& json,
                                                          const std::filesystem::path& base_dir);

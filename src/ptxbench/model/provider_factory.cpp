@@ -6,6 +6,7 @@
 
 #include "ptxbench/model/anthropic_provider.hpp"
 #include "ptxbench/model/command_provider.hpp"
+#include "ptxbench/model/guarded_provider.hpp"
 #include "ptxbench/model/limited_provider.hpp"
 #include "ptxbench/model/openai_provider.hpp"
 #include "ptxbench/model/replay_provider.hpp"
@@ -47,7 +48,7 @@ util::Expected<std::unique_ptr<Provider>> make_base(const ProviderConfig& config
       return std::unique_ptr<Provider>(
           std::make_unique<CommandProvider>(config, dependencies.processes));
     case ProviderKind::kReplay: {
-      auto book = load_replay_book(config.replay_path);
+      auto book = load_replay_book(config.replay_path, config.max_reply_bytes);
       if (!book)
         return util::make_error(fmt::format("model {}: {}", config.name, book.error().message));
       return std::unique_ptr<Provider>(std::make_unique<ReplayProvider>(std::move(*book)));
@@ -58,12 +59,26 @@ util::Expected<std::unique_ptr<Provider>> make_base(const ProviderConfig& config
 
 }  // namespace
 
+std::vector<std::string> known_secrets(const ProviderConfig& config) {
+  std::vector<std::string> secrets;
+  if (!config.api_key_env.empty()) {
+    if (const char* key = std::getenv(config.api_key_env.c_str()); key != nullptr && *key != '\0')
+      secrets.emplace_back(key);
+  }
+  for (const auto& [name, value] : config.headers) {
+    if (value.size() >= kMinSecretHeaderBytes) secrets.push_back(value);
+  }
+  return secrets;
+}
+
 util::Expected<std::shared_ptr<Provider>> make_provider(const ProviderConfig& config,
                                                         ProviderDependencies dependencies) {
   auto base = make_base(config, dependencies);
   if (!base) return base.error();
+  auto guarded = std::make_unique<GuardedProvider>(std::move(*base), known_secrets(config),
+                                                   config.max_reply_bytes);
   return std::shared_ptr<Provider>(
-      std::make_shared<LimitedProvider>(std::move(*base), config.retry, config.limits));
+      std::make_shared<LimitedProvider>(std::move(guarded), config.retry, config.limits));
 }
 
 }  // namespace ptxbench::model

@@ -30,14 +30,14 @@ std::optional<int> turn_number(const fs::path& file) {
   return turn;
 }
 
-util::Expected<RecordedReply> read_reply(const fs::path& file) {
-  auto text = util::read_file(file);
+util::Expected<RecordedReply> read_reply(const fs::path& file, std::size_t max_bytes) {
+  auto text = util::read_file(file, max_bytes);
   if (!text) return text.error();
   return RecordedReply{.content = as_reply(*text, file), .source = file.string()};
 }
 
 // The turn-N files of a directory, as turns 1..n; gaps are an error.
-util::Expected<std::vector<RecordedReply>> read_turns(const fs::path& dir) {
+util::Expected<std::vector<RecordedReply>> read_turns(const fs::path& dir, std::size_t max_bytes) {
   std::map<int, fs::path> turns;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (!is_reply_file(entry)) continue;
@@ -48,11 +48,24 @@ util::Expected<std::vector<RecordedReply>> read_turns(const fs::path& dir) {
     if (turn != static_cast<int>(replies.size()) + 1) {
       return util::make_error(fmt::format("{}: turn-{} missing", dir.string(), replies.size() + 1));
     }
-    auto reply = read_reply(file);
+    auto reply = read_reply(file, max_bytes);
     if (!reply) return reply.error();
     replies.push_back(std::move(*reply));
   }
   return replies;
+}
+
+// "gemm_a, gemm_b and 3 more": what the book does hold, for a message about a miss.
+std::string describe_keys(const ReplayBook& book) {
+  constexpr std::size_t kShown = 5;
+  std::vector<std::string> keys;
+  for (const auto& [key, replies] : book.entries()) {
+    if (keys.size() == kShown) break;
+    keys.push_back(key);
+  }
+  std::string out = keys.empty() ? "nothing" : fmt::format("{}", fmt::join(keys, ", "));
+  if (book.size() > kShown) out += fmt::format(" and {} more", book.size() - kShown);
+  return out;
 }
 
 }  // namespace
@@ -87,31 +100,36 @@ std::string as_reply(const std::string& source_code, const fs::path& file) {
   return fmt::format("```cuda\n{}```\n", code);
 }
 
-util::Expected<ReplayBook> load_replay_book(const fs::path& path) {
+namespace {
+
+util::Expected<ReplayBook> load_book(const fs::path& path, std::size_t max_bytes) {
   std::error_code error;
-  if (!fs::exists(path, error))
-    return util::make_error(path.string() + ": no such file or directory");
+  const auto status = fs::status(path, error);
+  if (error || !fs::exists(status)) {
+    return util::make_error(path.string() + ": " +
+                            (error ? error.message() : std::string("no such file or directory")));
+  }
   ReplayBook book;
-  if (!fs::is_directory(path)) {
-    auto reply = read_reply(path);
+  if (!fs::is_directory(status)) {
+    auto reply = read_reply(path, max_bytes);
     if (!reply) return reply.error();
     book.add("*", {std::move(*reply)});
     return book;
   }
-  if (fs::is_directory(path / "responses")) return load_replay_book(path / "responses");
+  if (fs::is_directory(path / "responses", error)) return load_book(path / "responses", max_bytes);
 
-  auto shared = read_turns(path);
+  auto shared = read_turns(path, max_bytes);
   if (!shared) return shared.error();
   if (!shared->empty()) book.add("*", std::move(*shared));
   for (const auto& entry : fs::directory_iterator(path)) {
     auto name = entry.path().filename().string();
     if (name.starts_with(".")) continue;
     if (entry.is_directory()) {
-      auto turns = read_turns(entry.path());
+      auto turns = read_turns(entry.path(), max_bytes);
       if (!turns) return turns.error();
       if (!turns->empty()) book.add(name, std::move(*turns));
     } else if (is_reply_file(entry) && !turn_number(entry.path())) {
-      auto reply = read_reply(entry.path());
+      auto reply = read_reply(entry.path(), max_bytes);
       if (!reply) return reply.error();
       book.add(entry.path().stem().string(), {std::move(*reply)});
     }
@@ -120,11 +138,25 @@ util::Expected<ReplayBook> load_replay_book(const fs::path& path) {
   return book;
 }
 
+}  // namespace
+
+util::Expected<ReplayBook> load_replay_book(const fs::path& path, std::size_t max_bytes) {
+  try {
+    return load_book(path, max_bytes);
+  } catch (const fs::filesystem_error& e) {
+    // A symlink loop or an unreadable directory inside the replay path.
+    return util::make_error(fmt::format("{}: {}", path.string(), e.code().message()));
+  }
+}
+
 CallResult ReplayProvider::complete(const Conversation&, const CallContext& context) {
   const auto* replies = book_.find(context);
   if (replies == nullptr) {
     return ProviderError{
-        .message = fmt::format("replay: no reply recorded for {}", context.trajectory_id),
+        .message = fmt::format(
+            "replay: no reply recorded for {} (looked for a file or directory named {}, with "
+            ".md, .txt or .cu; found {})",
+            context.trajectory_id, fmt::join(replay_keys(context), ", "), describe_keys(book_)),
         .exhausted = true};
   }
   if (context.turn < 1 || static_cast<std::size_t>(context.turn) > replies->size()) {

@@ -41,7 +41,9 @@ std::vector<std::string> replay_keys(const CallContext& context);
 //   DIR/<key>.md              turn 1 under <key>
 //   RUN_DIR                   its responses/ directory
 // .md and .txt files are replies as they are; .cu/.cuh files are wrapped in a ```cuda block.
-util::Expected<ReplayBook> load_replay_book(const std::filesystem::path& path);
+// Each reply file may hold at most max_reply_bytes.
+util::Expected<ReplayBook> load_replay_book(const std::filesystem::path& path,
+                                            std::size_t max_reply_bytes = kDefaultMaxReplyBytes);
 
 // A source file as a model would answer it: the code in one fenced block.
 std::string as_reply(const std::string& source_code, const std::filesystem::path& file);

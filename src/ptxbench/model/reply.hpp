@@ -2,6 +2,7 @@
 // Provider errors are values: a model service failing is not a bug of ptxbench.
 #pragma once
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,6 +12,15 @@
 #include "ptxbench/util/check.hpp"
 
 namespace ptxbench::model {
+
+// The default cap on one reply (content and reasoning together): a kernel file is a few dozen
+// kilobytes; a reply of megabytes is an error, not a turn to store and resend.
+inline constexpr std::size_t kDefaultMaxReplyBytes = 4u << 20;
+// What a transport (an HTTP body, a command's stdout) may carry for such a reply: JSON escaping
+// and the envelope around it take room too.
+constexpr std::size_t transport_cap_bytes(std::size_t max_reply_bytes) {
+  return 2 * max_reply_bytes + (64u << 10);
+}
 
 struct Usage {
   std::optional<std::int64_t> prompt_tokens;

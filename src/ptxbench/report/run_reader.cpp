@@ -70,7 +70,7 @@ util::Expected<LoadedRuns> read_runs(const std::vector<RunInput>& runs,
     RunSummary summary{
         .label = runs[r].label, .dir = runs[r].dir, .files = files_per_run[r].size()};
     for (const auto& file : files_per_run[r]) {
-      auto text = util::read_file(file);
+      auto text = util::read_file(file, util::kMaxRecordFileBytes);
       auto record =
           text ? parse_trajectory(*text, file) : util::Expected<TrajectoryRecord>(text.error());
       if (record) {
@@ -86,6 +86,13 @@ util::Expected<LoadedRuns> read_runs(const std::vector<RunInput>& runs,
       }
     }
     loaded.runs.push_back(std::move(summary));
+  }
+  if (loaded.trajectories.empty() && !loaded.warnings.empty()) {
+    // Nothing but unreadable files: an empty report would look like a run without results.
+    return util::make_error(
+        fmt::format("no readable trajectory: all {} file(s) were skipped; the "
+                    "first: {}",
+                    loaded.warnings.size(), loaded.warnings.front()));
   }
   if (progress.report) {
     progress.report(fmt::format(

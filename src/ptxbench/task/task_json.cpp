@@ -9,7 +9,6 @@
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <set>
 #include <span>
 
@@ -32,6 +31,9 @@ const std::vector<OpTypeRule>& op_type_rules() {
   };
   return rules;
 }
+
+constexpr std::size_t kMaxIdentifierLength = 128;      // task, axis, tensor and family names
+constexpr std::uint64_t kMaxTensorBytes = 1ull << 40;  // 1 TiB: far beyond any GPU's memory
 
 constexpr std::array<std::string_view, 3> kBaselines{"cublaslt.gemm_bf16_nt", "cudnn.sdpa_fwd",
                                                      "cudnn.sdpa_bwd"};
@@ -58,10 +60,48 @@ std::string joined(std::span<const std::string_view> names) {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
+// A plain loop, not std::regex: libstdc++'s matcher recurses once per character and overflows
+// the stack on a name of some tens of thousands of characters.
 bool is_identifier(std::string_view text, bool upper_only) {
-  static const std::regex lower(R"([A-Za-z_][A-Za-z0-9_]*)");
-  static const std::regex upper(R"([A-Z][A-Z0-9_]*)");
-  return std::regex_match(text.begin(), text.end(), upper_only ? upper : lower);
+  if (text.empty() || text.size() > kMaxIdentifierLength) return false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool upper = c >= 'A' && c <= 'Z', lower = c >= 'a' && c <= 'z';
+    const bool digit = c >= '0' && c <= '9', underscore = c == '_';
+    if (upper_only) {
+      if (!(upper || (i > 0 && (digit || underscore)))) return false;
+    } else if (!(upper || lower || underscore || (i > 0 && digit))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The bytes of each tensor at each workload, computed without overflow; an extent like 2^62
+// must be refused here, not wrap around in an allocation size later.
+void check_tensor_sizes(const Task& task, Problems& problems) {
+  for (const auto& workload : task.workloads) {
+    for (const auto* tensors : {&task.inputs, &task.outputs}) {
+      for (const auto& tensor : *tensors) {
+        std::uint64_t bytes = size_bytes(tensor.dtype);
+        bool overflow = false;
+        for (const auto& axis : tensor.shape) {
+          const Axis* spec = task.find_axis(axis);
+          std::optional<std::int64_t> extent;
+          if (spec != nullptr && spec->is_const) extent = spec->value;
+          if (auto it = workload.axes.find(axis); it != workload.axes.end()) extent = it->second;
+          if (!extent || *extent <= 0) continue;  // reported where the axis is read
+          overflow = overflow ||
+                     __builtin_mul_overflow(bytes, static_cast<std::uint64_t>(*extent), &bytes);
+        }
+        if (overflow || bytes > kMaxTensorBytes) {
+          problems.add(
+              fmt::format("workloads.{}", workload.name),
+              fmt::format("tensor {} would hold more than {} bytes", tensor.name, kMaxTensorBytes));
+        }
+      }
+    }
+  }
 }
 
 // Reads an optional string; reports a wrong type.
@@ -391,7 +431,8 @@ util::Expected<Task> parse_task(std::string_view json_text, const std::filesyste
   DuplicateKeys duplicates;
   try {
     json = Json::parse(json_text, std::ref(duplicates));
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {
+    // Also out_of_range: a number such as 1e400 that no double holds.
     problems.add("JSON", e.what());
     return util::make_error(problems.joined());
   }
@@ -412,7 +453,8 @@ util::Expected<Task> parse_task(std::string_view json_text, const std::filesyste
   task.family = source.parent_path().filename().string();
   task.name = read_string(json, "name", "name", problems, true);
   if (!task.name.empty() && !is_identifier(task.name, false))
-    problems.add("name", "must be an identifier (letters, digits, _)");
+    problems.add("name", fmt::format("must be an identifier (letters, digits, _; at most {})",
+                                     kMaxIdentifierLength));
   task.op_type = read_string(json, "op_type", "op_type", problems, true);
   task.description = read_string(json, "description", "description", problems, true);
   read_axes(json, task, problems);
@@ -445,6 +487,7 @@ util::Expected<Task> parse_task(std::string_view json_text, const std::filesyste
     }
   }
   read_workloads(json, task, problems);
+  if (problems.empty()) check_tensor_sizes(task, problems);
 
   if (!problems.empty()) return util::make_error(problems.joined());
   return task;

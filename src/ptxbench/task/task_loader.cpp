@@ -43,7 +43,7 @@ bool natural_less(std::string_view a, std::string_view b) {
 }  // namespace
 
 util::Expected<Task> load_task_file(const std::filesystem::path& path) {
-  auto text = util::read_file(path);
+  auto text = util::read_file(path, util::kMaxTaskFileBytes);
   if (!text) return text.error();
   return parse_task(*text, path);
 }

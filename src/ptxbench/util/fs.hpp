@@ -1,6 +1,7 @@
 // Files: whole-file read/write, atomic publication (write to a sibling temp file, fsync,
 // rename), and a temporary directory removed with its contents on destruction.
 #pragma once
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -9,12 +10,23 @@
 
 namespace ptxbench::util {
 
-Expected<std::string> read_file(const std::filesystem::path& path);
+// Input size caps (docs/running.md, "Limits"): every file ptxbench reads has one.
+inline constexpr std::size_t kMaxFileBytes = 256u << 20;       // anything else (objects, caches)
+inline constexpr std::size_t kMaxConfigFileBytes = 1u << 20;   // run.yaml, provider settings
+inline constexpr std::size_t kMaxTaskFileBytes = 1u << 20;     // tasks/<family>/<name>.json
+inline constexpr std::size_t kMaxRecordFileBytes = 64u << 20;  // trajectories, run.json
+
+// The whole content of a regular file of at most max_bytes. A FIFO, a device (/dev/zero), a
+// directory, a symlink loop or a larger file is an error naming the file; nothing blocks.
+Expected<std::string> read_file(const std::filesystem::path& path,
+                                std::size_t max_bytes = kMaxFileBytes);
 
 // Readers of the path see either the old content or the new, never a partial file.
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
 
-// Owns a fresh directory; removes it recursively on destruction unless released with keep().
+// Owns a fresh directory <tmp>/<prefix><pid>-XXXXXX; removes it recursively on destruction
+// unless released with keep(). The pid in the name marks the owner: the first TempDir of a
+// process removes those of owners that died without cleaning up (killed with SIGKILL).
 class TempDir {
  public:
   explicit TempDir(std::string_view prefix = "ptxbench-");
@@ -31,5 +43,9 @@ class TempDir {
   std::filesystem::path path_;
   bool keep_ = false;
 };
+
+// Removes <dir>/<prefix><pid>-* directories of this user whose process no longer exists;
+// returns how many. Directories of live processes (or of another user) are left alone.
+int remove_stale_temp_dirs(const std::filesystem::path& dir, std::string_view prefix);
 
 }  // namespace ptxbench::util

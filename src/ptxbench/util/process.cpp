@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -91,6 +92,40 @@ bool drain(int fd, std::string& sink, std::size_t cap, bool& truncated) {
   return true;
 }
 
+// The keeper's answer to PR_SET_PDEATHSIG: ptxbench is gone, so its group goes too.
+void kill_own_group(int) {
+  ::kill(0, SIGKILL);
+}
+
+// Runs in the forked child, which stays as the process group's leader (the "keeper"): it
+// starts the program as its own child and exits as the program did. If ptxbench dies first,
+// even by SIGKILL, the kernel sends the keeper SIGTERM and it kills the whole group (nvcc and
+// its cicc/ptxas children), so nothing keeps running. Only async-signal-safe calls.
+[[noreturn]] void keep_group(pid_t program) {
+  ::close_range(0, ~0U, 0);  // hold no descriptor of ptxbench's (its pipes, its run lock)
+  int status = 0;
+  while (::waitpid(program, &status, 0) < 0) {
+    if (errno != EINTR) ::_exit(127);
+  }
+  if (WIFEXITED(status)) ::_exit(WEXITSTATUS(status));
+  const int signal_number = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
+  rlimit no_core{0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);
+  ::signal(signal_number, SIG_DFL);
+  ::kill(::getpid(), signal_number);
+  ::_exit(128 + signal_number);
+}
+
+// In the keeper (whose signal mask is already empty), before the program starts: arm the death
+// signal, then check the parent did not die before it was armed.
+void arm_death_signal(pid_t ptxbench_pid) {
+  struct sigaction action {};
+  action.sa_handler = &kill_own_group;
+  ::sigaction(SIGTERM, &action, nullptr);
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != ptxbench_pid) kill_own_group(0);
+}
+
 }  // namespace
 
 std::optional<std::filesystem::path> find_in_path(const std::string& name) {
@@ -143,6 +178,7 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   Fd dev_null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
 
   auto start = std::chrono::steady_clock::now();
+  const pid_t ptxbench_pid = ::getpid();
   pid_t pid = ::fork();
   PTXBENCH_CHECK(pid >= 0, std::strerror(errno));
   if (pid == 0) {
@@ -152,6 +188,15 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
     sigset_t none;
     ::sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    arm_death_signal(ptxbench_pid);
+    const pid_t program = ::fork();
+    if (program < 0) {
+      int e = errno;
+      [[maybe_unused]] auto w = ::write(exec_status.write.get(), &e, sizeof e);
+      ::_exit(127);
+    }
+    if (program > 0) keep_group(program);
+    ::signal(SIGTERM, SIG_DFL);
     int stdin_fd = spec.stdin_text ? in.read.get() : dev_null.get();
     ::dup2(stdin_fd, STDIN_FILENO);
     ::dup2(out.write.get(), STDOUT_FILENO);
@@ -175,7 +220,7 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
     [[maybe_unused]] auto w = ::write(exec_status.write.get(), &e, sizeof e);
     ::_exit(127);
   }
-  ::setpgid(pid, pid);  // also from the parent, so the group exists before any kill
+  ::setpgid(pid, pid);        // also from the parent, so the group exists before any kill
   register_child_group(pid);  // when stopping has begun this kills the group at once
   out.write.reset();
   err.write.reset();

@@ -1,7 +1,9 @@
 // Running other programs (nvcc, cuobjdump, compute-sanitizer, the GPU worker, a `command`
 // model provider). Always from an argv vector, never a shell string; the child gets its own
 // process group (killed whole on deadline), stdin from the given text or /dev/null, and its
-// output captured up to a byte cap.
+// output captured up to a byte cap. The group's leader is a small keeper process that waits
+// for the program and exits as it did; it kills the whole group when ptxbench dies (even by
+// SIGKILL), so no compiler keeps running after a killed run.
 #pragma once
 #include <chrono>
 #include <cstdint>

@@ -162,7 +162,16 @@ StaticOutcome run_static_stages(const task::Task& task, arch::Arch arch,
     fail(e, Stage::kLint, Verdict::kInternalError, imports.error().message);
     return out;
   }
-  if (auto forbidden = compile::check_imports(*imports)) {
+  start = Clock::now();
+  auto includes = compile::resolved_includes(context.runner, context.compile, arch, work_dir);
+  if (!includes) {
+    fail(e, Stage::kLint, Verdict::kInternalError, includes.error().message);
+    return out;
+  }
+  auto forbidden = compile::check_resolved_includes(*includes);
+  if (!forbidden) forbidden = compile::check_imports(*imports);
+  e.stage(Stage::kLint).seconds += seconds_since(start);
+  if (forbidden) {
     fail(e, Stage::kLint, Verdict::kForbidden, *forbidden);
     e.stage(Stage::kCompile).status = StageStatus::kPassed;  // it compiled; the lint refused it
     e.stage(Stage::kCompile).message = fmt::format("{} kernels", compiled.kernels.size());
