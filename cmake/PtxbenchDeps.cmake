@@ -30,6 +30,8 @@ set(PTXBENCH_PYDEPS_BIN "${PTXBENCH_PYDEPS}/nvidia/cu13/bin")
 
 if(PTXBENCH_ENABLE_GPU)
   find_package(CUDAToolkit 13 REQUIRED)
+else()
+  find_package(CUDAToolkit QUIET)  # candidates are compiled with it all the same
 endif()
 
 # libseccomp (Debian libseccomp-dev): the sandbox's system-call filter. Without it the sandbox

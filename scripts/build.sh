@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Configures and builds ptxbench into build/ (Release-with-debug-info, Ninja, ccache).
+#   scripts/build.sh              every target (the CLI, the GPU worker, tests, benchmarks)
+#   scripts/build.sh TARGET...    only those targets and what they need (scripts/demo.sh does this)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Build directories share one compiler cache regardless of their path.
 export CCACHE_NOHASHDIR=true CCACHE_BASEDIR="$root"
 build_dir="${PTXBENCH_BUILD_DIR:-$root/build}"
+echo "build: configuring $build_dir"
 cmake -S "$root" -B "$build_dir" -G Ninja ${PTXBENCH_CMAKE_ARGS:-} >/dev/null
-cmake --build "$build_dir" -j "$(nproc)"
+targets=()
+[ $# -eq 0 ] || targets=(--target "$@")
+echo "build: ${*:-all targets} ($(nproc) jobs; ninja counts the steps as [done/total])"
+cmake --build "$build_dir" -j "$(nproc)" "${targets[@]}"

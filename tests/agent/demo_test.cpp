@@ -89,6 +89,39 @@ TEST(Demo, PlansOneSingleTurnTrajectoryPerFile) {
   EXPECT_NE(reply.reply().source.find("a.cu"), std::string::npos);
 }
 
+TEST(Demo, WithoutGpuStagesBrokenVariantsAreSetAsideAndStillListed) {
+  util::TempDir dir;
+  util::write_file_atomic(
+      dir.path() / "hopper" / "a.cu",
+      "// ptxbench: task=gemm_n7168_k5120 arch=hopper expect=PASSED\nPASS 1.1\n");
+  util::write_file_atomic(
+      dir.path() / "broken" / "b.cu",
+      "// ptxbench: task=gemm_n7168_k5120 arch=hopper expect=COMPILE_ERROR\nx\n");
+  util::write_file_atomic(dir.path() / "broken" / "c.cu",
+                          "// ptxbench: task=gemm_n7168_k5120 arch=hopper expect=TIMEOUT\nx\n");
+  auto suite = task::load_suite(task::default_tasks_dir());
+  ASSERT_TRUE(suite);
+  DemoPlan demo = plan_demo(*suite, scan_solutions(dir.path()), prompt::ContextLevel::kNone, "", 2);
+  ASSERT_EQ(demo.entries.size(), 3u);
+
+  DemoPlan on_gpu =
+      plan_demo(*suite, scan_solutions(dir.path()), prompt::ContextLevel::kNone, "", 2);
+  EXPECT_EQ(set_aside_gpu_only(on_gpu, [](arch::Arch) { return true; }), 0u);
+  EXPECT_EQ(on_gpu.plan.trajectories.size(), 3u);
+
+  EXPECT_EQ(set_aside_gpu_only(demo, [](arch::Arch) { return false; }), 1u);
+  ASSERT_EQ(demo.entries.size(), 2u);  // the expert and the static-stage variant still run
+  ASSERT_EQ(demo.plan.trajectories.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i)
+    EXPECT_EQ(demo.plan.trajectories[i].id(), demo.entries[i].spec.id());
+  ASSERT_EQ(demo.set_aside.size(), 1u);
+  EXPECT_EQ(demo.set_aside[0].solution.path.filename(), "c.cu");
+  const std::string table = render_demo_table(demo.entries, {}, demo.set_aside);
+  EXPECT_NE(table.find("c.cu"), std::string::npos);
+  EXPECT_NE(table.find("needs a GPU: not replayed"), std::string::npos);
+  EXPECT_NE(table.find("--all"), std::string::npos);
+}
+
 TEST(Demo, AgreementOfVerdicts) {
   using eval::Verdict;
   EXPECT_EQ(agreement(Verdict::kPassed, Verdict::kPassed), Agreement::kAsExpected);

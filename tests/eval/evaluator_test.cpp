@@ -14,12 +14,14 @@
 
 #include "elf_builder.hpp"
 #include "ptxbench/compile/compiler.hpp"
+#include "ptxbench/eval/gpu_absence.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
 
 namespace ptxbench::eval {
 namespace {
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr std::string_view kHopperSass = R"sass(
 	.section	.text._Z4gemmv,"ax",@progbits
@@ -94,6 +96,7 @@ class FakeToolchain final : public util::ProcessRunner {
 class FakeGpu final : public GpuStages {
  public:
   bool present = true;
+  std::string why_absent = "no sm_90a GPU (found: none)";
   bool throw_in_run = false;
   int runs = 0;
   std::filesystem::path seen_object;
@@ -109,7 +112,7 @@ class FakeGpu final : public GpuStages {
 
   bool available(arch::Arch, std::string& why) override {
     ++availability_checks;
-    if (!present) why = "no sm_90a GPU (found: none)";
+    if (!present) why = why_absent;
     return present;
   }
   void run(const task::Task& task, const CompiledCandidate& candidate, Evaluation& e) override {
@@ -224,7 +227,7 @@ TEST_F(EvaluatorTest, WithoutGpuStagesTheVerdictIsNotRunNeverPassed) {
   auto e = evaluate(reply("void run() {}"));
   EXPECT_EQ(e.verdict, Verdict::kNotRun);
   EXPECT_FALSE(e.correct());
-  EXPECT_THAT(e.message, HasSubstr("GPU stages not run: this build has no GPU worker"));
+  EXPECT_THAT(e.message, HasSubstr("GPU stages not run: " + missing_worker_reason()));
   EXPECT_THAT(e.message, HasSubstr("GMMA x1"));
   for (auto s : {Stage::kExtract, Stage::kLint, Stage::kCompile, Stage::kStaticSass})
     EXPECT_EQ(status(e, s), StageStatus::kPassed) << to_string(s);
@@ -244,6 +247,34 @@ TEST_F(EvaluatorTest, WithoutGpuStagesTheVerdictIsNotRunNeverPassed) {
   EXPECT_EQ(gmma->executed_count, std::nullopt);
   EXPECT_EQ(e.toolchain.at("nvcc"), "Cuda compilation tools, release 13.0, V13.0.88");
   EXPECT_THAT(e.toolchain.at("disassembler"), HasSubstr("nvdisasm"));
+}
+
+TEST(GpuAbsence, TheLoadersErrorForTheDriverLibraryReadsNoDriverFound) {
+  EXPECT_EQ(explain_gpu_absence(
+                "ptxbench-worker info exited with status 127; stderr: ptxbench-worker: error while "
+                "loading shared libraries: libcuda.so.1: cannot open shared object file: No such "
+                "file or directory"),
+            "no NVIDIA driver found");
+  EXPECT_EQ(explain_gpu_absence("no sm_90a GPU (found: none)"), "no sm_90a GPU (found: none)");
+  EXPECT_EQ(explain_gpu_absence("libcudnn.so.9: cannot open shared object file"),
+            "libcudnn.so.9: cannot open shared object file");
+}
+
+TEST(GpuAbsence, AMissingWorkerSaysWhetherTheDriverIsMissing) {
+  EXPECT_EQ(missing_worker_reason() == kNoDriverReason, !nvidia_driver_present());
+}
+
+TEST_F(EvaluatorTest, AWorkerThatCannotLoadTheDriverSaysNoDriverFound) {
+  auto gpu = std::make_shared<FakeGpu>();
+  gpu->present = false;
+  gpu->why_absent =
+      "ptxbench-worker info exited with status 127; stderr: error while loading shared "
+      "libraries: libcuda.so.1: cannot open shared object file: No such file or directory";
+  auto e = evaluate(reply("void run() {}"), gpu);
+  EXPECT_EQ(e.verdict, Verdict::kNotRun);
+  EXPECT_THAT(e.message, HasSubstr("GPU stages not run: no NVIDIA driver found"));
+  EXPECT_THAT(e.message, Not(HasSubstr("libcuda")));
+  EXPECT_EQ(e.find_stage(Stage::kSanitize)->message, "no NVIDIA driver found");
 }
 
 TEST_F(EvaluatorTest, RequestedFamiliesMissingFromTheSassAreNamed) {

@@ -1,12 +1,20 @@
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <map>
+
+#include "ptxbench/compile/compiler.hpp"
+#include "ptxbench/config.hpp"
 #include "ptxbench/prompt/abi_example.hpp"
+#include "ptxbench/prompt/harness_facts.hpp"
 #include "ptxbench/prompt/prompt.hpp"
 #include "ptxbench/prompt/system_prompt.hpp"
 #include "ptxbench/prompt/task_prompt.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/task/task_render.hpp"
 #include "ptxbench/util/fs.hpp"
+#include "ptxbench/util/process.hpp"
 
 namespace ptxbench::prompt {
 namespace {
@@ -114,6 +122,92 @@ TEST(Prompt, BuildsFromTheBuiltInContextDocuments) {
       previous = prompt->system.size();
     }
   }
+}
+
+const task::Task& suite_task(std::string_view name) {
+  static const auto suite = task::load_suite(task::default_tasks_dir());
+  EXPECT_TRUE(suite) << suite.error().message;
+  const task::Task* task = task::find_task(*suite, name);
+  EXPECT_NE(task, nullptr) << name;
+  return *task;
+}
+
+// At every arch and context level the system prompt states the toolkit, the exact compile
+// command and libraries, the tensor calls and layout, and the workspace rule.
+TEST(SystemPrompt, StatesTheToolchainCommandTensorsAndWorkspaceAtEveryLevel) {
+  for (arch::Arch arch : arch::all()) {
+    for (ContextLevel level : all_context_levels()) {
+      const std::string text = build_system_prompt(arch, level, "### doc");
+      EXPECT_TRUE(contains(text, compile_command_text(arch))) << to_string(level);
+      EXPECT_TRUE(contains(text, fmt::format("nvcc {}", config::kCudaToolkitVersion)));
+      for (const char* part :
+           {"-lcuda", "-ltvm_ffi", "x.size(i)", "x.data_ptr()", "Strides are not passed",
+            "compact row-major", "Workspace", "part of its time"})
+        EXPECT_TRUE(contains(text, part)) << part;
+    }
+  }
+}
+
+// The command in the prompt is the compile stage's own, with no path of this machine in it.
+TEST(SystemPrompt, TheCompileCommandIsTheCompileStages) {
+  for (arch::Arch arch : arch::all()) {
+    const std::string text = compile_command_text(arch);
+    for (const auto& argument :
+         compile::nvcc_command("nvcc", arch, compile::kSourceFileName, compile::kObjectFileName)) {
+      if (argument.find(config::kTvmFfiIncludeDir) != std::string::npos ||
+          argument.find(config::kTvmFfiLibraryDir) != std::string::npos)
+        continue;
+      EXPECT_TRUE(contains(text, argument)) << argument;
+    }
+    EXPECT_TRUE(contains(text, "-I<tvm-ffi>/include"));
+    EXPECT_TRUE(contains(text, "-L<tvm-ffi>/lib"));
+    EXPECT_FALSE(contains(text, config::kTvmFfiLibraryDir));
+  }
+}
+
+TEST(SystemPrompt, TheToolkitVersionIsTheInstalledNvccs) {
+  auto nvcc = compile::find_nvcc();
+  if (!nvcc) GTEST_SKIP() << "nvcc not installed: " << nvcc.error().message;
+  ASSERT_FALSE(config::kCudaToolkitVersion.empty());
+  util::SystemProcessRunner runner;
+  EXPECT_TRUE(contains(compile::nvcc_version(runner, *nvcc),
+                       fmt::format("release {},", config::kCudaToolkitVersion)));
+}
+
+TEST(TaskPrompt, StatesHowInputsAreDrawn) {
+  const std::string gemm = build_task_prompt(gemm_task(), arch::Arch::kHopper);
+  EXPECT_TRUE(contains(gemm, "## Inputs"));
+  EXPECT_TRUE(contains(gemm, "`normal` workloads: every element N(0, 1)"));
+  EXPECT_FALSE(contains(gemm, "LSE"));
+  const std::string fwd = build_task_prompt(suite_task("mha_fwd_lse_d128"), arch::Arch::kHopper);
+  EXPECT_TRUE(contains(fwd, "`spiky` workloads: every element N(0, 1), and 1 element in 1000"));
+  const std::string bwd = build_task_prompt(suite_task("mha_bwd_d128"), arch::Arch::kHopper);
+  EXPECT_TRUE(contains(bwd, "O and LSE are not drawn"));
+}
+
+TEST(TaskPrompt, DefinesLseAsTheNaturalLogOfTheScaledScores) {
+  for (const char* name : {"mha_fwd_lse_d128", "mha_fwd_lse_d128_causal", "mha_bwd_d128"}) {
+    const std::string text = build_task_prompt(suite_task(name), arch::Arch::kHopper);
+    EXPECT_TRUE(contains(text, "natural log of the *scaled* scores")) << name;
+    EXPECT_TRUE(contains(text, "LSE[b,h,i] = ln Σ_j exp(scale · Σ_d Q[b,h,i,d] · K[b,h,j,d])"))
+        << name;
+  }
+}
+
+// The Hopper guide quotes the baselines at the tasks' own shape and defines LSE as they do.
+TEST(ContextGuide, AgreesWithTheTasks) {
+  auto guide = util::read_file(default_context_dir() / "hopper" / "guide.md");
+  ASSERT_TRUE(guide) << guide.error().message;
+  const task::Task& fwd = suite_task("mha_fwd_lse_d128");
+  std::map<std::string, std::int64_t> constants;
+  for (const auto& axis : fwd.axes)
+    if (axis.value) constants[axis.name] = *axis.value;
+  const std::string shape = fmt::format("B{} H{} S{} D{}", constants["B"], constants["H"],
+                                        fwd.headline().axes.at("S"), constants["D"]);
+  EXPECT_TRUE(contains(*guide, "cuDNN attention at the tasks' headline shape " + shape)) << shape;
+  EXPECT_FALSE(contains(*guide, "H32"));
+  EXPECT_TRUE(contains(*guide, "`LSE[i] = ln Σ_j exp(S[i,j])`"));
+  EXPECT_TRUE(contains(*guide, "`S = scale · Q·Kᵀ`"));
 }
 
 TEST(TokenEstimate, IsBytesOverFourRoundedUp) {

@@ -50,10 +50,12 @@ TEST(Metrics, AllFailures) {
   Set set;
   set.add({.turns = {fails(Verdict::kNoCode), fails(Verdict::kCompileError)}})
       .add({.turns = {fails(Verdict::kIncorrectNumerical), fails(Verdict::kRuntimeError)}})
-      .add({.turns = {fails(Verdict::kNotRun)}});  // NOT_RUN is never a pass
+      .add({.turns = {fails(Verdict::kNoCode), fails(Verdict::kCompileError),
+                      fails(Verdict::kTimeout)}});
   const auto m = metrics_at(set.view(), 8, kBootstrap);
   EXPECT_EQ(m.correct.k, 0);
   EXPECT_EQ(m.correct.n, 3);
+  EXPECT_EQ(m.not_measured, 0);
   EXPECT_DOUBLE_EQ(*m.correct.rate(), 0.0);
   EXPECT_NEAR(m.correct.interval()->hi, 0.5615, 1e-4);  // Wilson 0/3
   EXPECT_EQ(m.verified.k, 0);
@@ -61,6 +63,35 @@ TEST(Metrics, AllFailures) {
   EXPECT_EQ(m.compiled.k, 2);  // the second and third compiled, the first never did
   for (const auto& f : m.fast) EXPECT_EQ(f.k, 0);
   EXPECT_TRUE(m.best_speedups.empty());
+}
+
+// NOT_RUN says nothing about correctness: such a trajectory is in no rate but compiled until a
+// turn of it is correct.
+TEST(Metrics, NotRunIsNotMeasuredNeverIncorrect) {
+  Set set;
+  set.add({.turns = {fails(Verdict::kNotRun), fails(Verdict::kNotRun)}})
+      .add({.turns = {fails(Verdict::kCompileError), fails(Verdict::kCompileError)}})
+      .add({.turns = {fails(Verdict::kNotRun), passed(1.5)}});
+  const auto t1 = metrics_at(set.view(), 1, kBootstrap);
+  EXPECT_EQ(t1.not_measured, 2);
+  EXPECT_EQ(t1.compiled.k, 2);
+  EXPECT_EQ(t1.compiled.n, 3);
+  EXPECT_EQ(t1.correct.k, 0);
+  EXPECT_EQ(t1.correct.n, 1);  // only the compile-error trajectory was measured
+  EXPECT_EQ(t1.verified.n, 1);
+  EXPECT_EQ(t1.fast[0].n, 1);
+  const auto t2 = metrics_at(set.view(), 2, kBootstrap);
+  EXPECT_EQ(t2.not_measured, 1);
+  EXPECT_EQ(t2.correct.k, 1);
+  EXPECT_EQ(t2.correct.n, 2);
+  EXPECT_FALSE(state_within(*set.view()[0], 2).measured);
+  EXPECT_TRUE(state_within(*set.view()[2], 2).measured);
+
+  Set only_not_run;
+  only_not_run.add({.turns = {fails(Verdict::kNotRun)}});
+  const auto none = metrics_at(only_not_run.view(), 1, kBootstrap);
+  EXPECT_EQ(none.correct.n, 0);
+  EXPECT_FALSE(none.correct.rate());  // not 0%
 }
 
 TEST(Metrics, CorrectWithinTAndLastStateOfShortTrajectories) {

@@ -6,8 +6,10 @@
 
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 
 #include "ptxbench/report/csv.hpp"
+#include "ptxbench/report/report_data.hpp"
 #include "ptxbench/report/statistics.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
@@ -85,14 +87,76 @@ TEST(Report, MiniRunKnownAnswersEndToEnd) {
   }
   EXPECT_TRUE(saw_turn_one);
 
+  // The mini run's turn budget is 4: the default turn limits are 1 and 4.
+  std::set<std::string> limits;
+  for (const auto& row : rows) limits.insert(row.at("t"));
+  EXPECT_EQ(limits, (std::set<std::string>{"1", "4"}));
+  bool saw_speedup = false;
   for (const auto& row : csv_rows(out.path() / "tables" / "speedup.csv")) {
-    if (row.at("task") != "gemm_n7168_k5120" || row.at("t") != "8") continue;
+    if (row.at("task") != "gemm_n7168_k5120" || row.at("t") != "4") continue;
+    saw_speedup = true;
     EXPECT_EQ(row.at("timed"), "2");
     EXPECT_EQ(std::stod(row.at("best")), 1.05);
     EXPECT_NEAR(std::stod(row.at("median")), (1.05 + 0.8) / 2, 1e-12);
     EXPECT_EQ(row.at("fast_1_k"), "1");
     EXPECT_EQ(row.at("fast_0_8_k"), "1");  // 0.8 is not faster than 0.8
   }
+  EXPECT_TRUE(saw_speedup);
+}
+
+TEST(Report, DefaultTurnLimitsAreThoseTheRunsHave) {
+  auto limits_for = [](std::vector<int> budgets) {
+    std::vector<TrajectoryRecord> records;
+    for (int budget : budgets) records.push_back({.max_turns = budget});
+    return default_turn_limits(records);
+  };
+  EXPECT_EQ(limits_for({1}), (std::vector<int>{1}));
+  EXPECT_EQ(limits_for({3}), (std::vector<int>{1, 3}));
+  EXPECT_EQ(limits_for({8}), (std::vector<int>{1, 4, 8}));
+  EXPECT_EQ(limits_for({4, 12}), (std::vector<int>{1, 4, 8, 12}));
+  EXPECT_EQ(limits_for({16}), (std::vector<int>{1, 4, 8, 16}));
+  EXPECT_EQ(limits_for({}), (std::vector<int>{1}));
+}
+
+// A run in which no GPU stage ran (a CPU machine): not 0% correct but "not measured", a banner,
+// plots that say why they are empty, unknown tokens as "–".
+TEST(Report, WithoutGpuStagesNothingIsCountedAsIncorrect) {
+  util::TempDir root;
+  testing::TurnSpec not_run = testing::fails(eval::Verdict::kNotRun);
+  not_run.prompt_tokens.reset();
+  not_run.completion_tokens.reset();
+  std::vector<agent::Trajectory> trajectories;
+  for (int sample = 0; sample < 2; ++sample) {
+    trajectories.push_back(testing::make_trajectory(
+        {.model = "replayed", .sample = sample, .max_turns = 1, .turns = {not_run}}));
+  }
+  testing::write_run(root.path() / "cpu", trajectories);
+  auto paths = write_report({root.path() / "cpu"}, quiet(root.path() / "out"));
+  ASSERT_TRUE(paths) << paths.error().message;
+
+  const auto rows = csv_rows(root.path() / "out" / "tables" / "correctness.csv");
+  ASSERT_EQ(rows.size(), 1u);  // one cell, at the one turn limit the run has
+  EXPECT_EQ(rows[0].at("t"), "1");
+  EXPECT_EQ(rows[0].at("not_measured"), "2");
+  EXPECT_EQ(rows[0].at("correct"), "");
+  EXPECT_EQ(rows[0].at("correct_n"), "0");
+  EXPECT_EQ(rows[0].at("compiled_k"), "2");
+
+  const std::string md = *util::read_file(paths->summary_markdown);
+  EXPECT_NE(md.find("No GPU stage ran: 2 turn(s) are NOT_RUN"), std::string::npos);
+  EXPECT_NE(md.find("| not measured |"), std::string::npos);
+  EXPECT_EQ(md.find("0.00 [0.00"), std::string::npos) << "nothing reads as 0% correct";
+  const std::string html = *util::read_file(paths->html);
+  EXPECT_NE(html.find("class=\"banner\""), std::string::npos);
+  auto speedup_svg = util::read_file(root.path() / "out" / "plots" / "speedup-hopper.svg");
+  ASSERT_TRUE(speedup_svg);
+  EXPECT_NE(speedup_svg->find("Nothing to draw: no GPU stage ran"), std::string::npos);
+
+  const auto totals = csv_rows(root.path() / "out" / "tables" / "usage_totals.csv");
+  ASSERT_EQ(totals.size(), 1u);
+  EXPECT_EQ(totals[0].at("prompt_tokens"), "");
+  EXPECT_EQ(totals[0].at("completion_tokens"), "");
+  EXPECT_NE(md.find("–"), std::string::npos) << "unknown token counts read as a dash";
 }
 
 TEST(Report, WritesEveryFormAndTheSchemaOfTheMainTables) {

@@ -176,6 +176,22 @@ DemoPlan plan_demo(const std::vector<task::Task>& suite, const SolutionScan& sca
   return demo;
 }
 
+std::size_t set_aside_gpu_only(DemoPlan& demo, const std::function<bool(arch::Arch)>& gpu_runs) {
+  std::vector<DemoEntry> kept;
+  for (auto& entry : demo.entries) {
+    const bool needs_gpu = entry.spec.model != "expert" &&
+                           is_gpu_verdict(entry.solution.header.expect) &&
+                           !gpu_runs(entry.spec.arch);
+    (needs_gpu ? demo.set_aside : kept).push_back(std::move(entry));
+  }
+  demo.entries = std::move(kept);
+  std::erase_if(demo.plan.trajectories, [&demo](const TrajectorySpec& spec) {
+    return std::none_of(demo.entries.begin(), demo.entries.end(),
+                        [&spec](const DemoEntry& e) { return e.spec.id() == spec.id(); });
+  });
+  return demo.set_aside.size();
+}
+
 Agreement agreement(Verdict expected, Verdict got) {
   if (expected == got) return Agreement::kAsExpected;
   if (got == Verdict::kNotRun && is_gpu_verdict(expected)) return Agreement::kConsistent;
@@ -195,7 +211,8 @@ std::string_view to_string(Agreement agreement) {
 }
 
 std::string render_demo_table(const std::vector<DemoEntry>& entries,
-                              const std::vector<Trajectory>& trajectories) {
+                              const std::vector<Trajectory>& trajectories,
+                              const std::vector<DemoEntry>& set_aside) {
   std::map<std::string, const Trajectory*> by_id;
   for (const auto& trajectory : trajectories) by_id[trajectory.info.id] = &trajectory;
   std::vector<std::vector<std::string>> rows{{"task", "arch", "reply", "expected", "verdict",
@@ -234,11 +251,23 @@ std::string render_demo_table(const std::vector<DemoEntry>& entries,
       }
     }
   }
+  for (const auto& entry : set_aside) {
+    rows.push_back({entry.spec.task->name, std::string(arch::to_string(entry.spec.arch)),
+                    entry.solution.path.filename().string(),
+                    std::string(eval::to_string(entry.solution.header.expect)), "-",
+                    "needs a GPU: not replayed", "", "", ""});
+  }
   std::string out = render_table(rows);
   if (!not_run_stages.empty()) {
     out += fmt::format("\nSkipped on this machine (never counted as passed): the GPU stages {}.\n",
                        fmt::join(not_run_stages, ", "));
     for (const auto& reason : not_run_reasons) out += fmt::format("  why: {}\n", reason);
+  }
+  if (!set_aside.empty()) {
+    out += fmt::format(
+        "Not replayed here: {} broken variant(s) whose expected verdict only the GPU stages can "
+        "show (`ptxbench demo --all` replays them anyway).\n",
+        set_aside.size());
   }
   return out;
 }

@@ -3,6 +3,7 @@
 // trajectory per file, and the table of what came out against what each file expects.
 #pragma once
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,9 @@ struct DemoEntry {
 
 struct DemoPlan {
   RunPlan plan;
-  std::vector<DemoEntry> entries;  // in plan order
-  std::vector<std::string> notes;  // files skipped and why, core cells without a solution
+  std::vector<DemoEntry> entries;    // in plan order
+  std::vector<DemoEntry> set_aside;  // not replayed: see set_aside_gpu_only()
+  std::vector<std::string> notes;    // files skipped and why, core cells without a solution
 };
 
 // Replay model names: files under hopper/ and blackwell/ reply as "expert", under broken/ as
@@ -30,6 +32,12 @@ std::string demo_model_name(const SolutionFile& solution);
 DemoPlan plan_demo(const std::vector<task::Task>& suite, const SolutionScan& scan,
                    prompt::ContextLevel context, const std::filesystem::path& context_dir,
                    int concurrency);
+
+// Where no GPU stage can run for an arch, a broken variant's expected verdict (a GPU-stage
+// verdict) cannot be shown: compiling it would only repeat NOT_RUN. Those entries move to
+// set_aside (still rows of the table) and out of the plan; the expert solutions always run.
+// Returns how many were set aside.
+std::size_t set_aside_gpu_only(DemoPlan& demo, const std::function<bool(arch::Arch)>& gpu_runs);
 
 // How a verdict compares with the file's expectation.
 enum class Agreement {
@@ -42,6 +50,7 @@ std::string_view to_string(Agreement agreement);
 
 // The results table (one row per file) and, when GPU stages were not run, which and why.
 std::string render_demo_table(const std::vector<DemoEntry>& entries,
-                              const std::vector<Trajectory>& trajectories);
+                              const std::vector<Trajectory>& trajectories,
+                              const std::vector<DemoEntry>& set_aside = {});
 
 }  // namespace ptxbench::agent

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <thread>
 
+#include "ptxbench/eval/gpu_absence.hpp"
+
 namespace ptxbench::agent {
 
 EvaluationService::EvaluationService(eval::EvaluatorOptions options,
@@ -49,6 +51,20 @@ eval::Evaluation EvaluationService::evaluate(const task::Task& task, arch::Arch 
   eval::Evaluation evaluation = evaluator->evaluate(task, arch, input);
   give_back(std::move(evaluator));
   return evaluation;
+}
+
+bool EvaluationService::gpu_stages_available(arch::Arch arch, std::string& why) {
+  if (!options_.run_gpu_stages) {
+    why = "GPU stages disabled";
+    return false;
+  }
+  if (gpus_->size() == 0) {
+    why = eval::missing_worker_reason();
+    return false;
+  }
+  if (gpus_->available(arch, why)) return true;
+  why = eval::explain_gpu_absence(std::move(why));
+  return false;
 }
 
 EvaluateFn EvaluationService::function() {

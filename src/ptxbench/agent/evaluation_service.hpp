@@ -27,6 +27,8 @@ class EvaluationService {
 
   eval::Evaluation evaluate(const task::Task& task, arch::Arch arch,
                             const eval::CandidateInput& input);
+  // Whether the GPU stages can run for `arch` here; `why` says why not.
+  bool gpu_stages_available(arch::Arch arch, std::string& why);
   // A function bound to this service (which must outlive it).
   EvaluateFn function();
 

@@ -32,11 +32,15 @@ int run_app(int argc, char** argv) {
   app.set_version_flag("--version", std::string(config::kVersion));
   app.require_subcommand(1);
   app.footer(
-      "Exit status: 0 ok, 1 the evaluated thing failed, 2 usage or input error, 3 internal error.");
+      "Exit status: 0 ok, 1 the evaluated thing failed, 2 usage or input error, 3 internal error.\n"
+      "`ptxbench run --help` documents the model providers: the replay layouts and the command "
+      "protocol.");
   CommandContext context;
   for (const auto& command : commands()) {
     command.add(app, context);
-    app.get_subcommand(std::string(command.name))->description(std::string(command.summary));
+    auto* sub = app.get_subcommand(std::string(command.name));
+    sub->description(std::string(command.summary));
+    if (command.help_footer != nullptr) sub->footer(command.help_footer());
   }
   if (reject_unknown_command(argc, argv)) return kExitUsage;
   try {

@@ -21,6 +21,7 @@ struct CommandSpec {
   std::string_view summary;
   bool needs_gpu;  // for the full result; every command also runs without one
   void (*add)(CLI::App& app, CommandContext& context);
+  std::string (*help_footer)() = nullptr;  // more reference text for `<name> --help`
 };
 
 std::span<const CommandSpec> commands();

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "ptxbench/cli/command.hpp"
+#include "ptxbench/cli/provider_help.hpp"
 
 namespace ptxbench::cli {
 namespace {
@@ -15,7 +16,7 @@ constexpr std::array<CommandSpec, 11> kCommands{{
     {"prompt", "Print the prompt a model gets for a task, arch and context level", false,
      &add_prompt_command},
     {"run", "Run models over tasks x archs x context levels x samples (resumable)", true,
-     &add_run_command},
+     &add_run_command, &providers_help},
     {"demo", "The built-in default: replay the project's solutions through the full loop", true,
      &add_demo_command},
     {"report", "Tables and plots from one or more runs", false, &add_report_command},

@@ -3,6 +3,7 @@
 // writes the report of the run.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <mutex>
@@ -24,6 +25,7 @@ struct DemoOptions {
   std::string context = "none";
   std::string context_dir;
   bool no_gpu = false;
+  bool all = false;  // replay broken variants even where no GPU stage can run
   int parallel = 2;
 };
 
@@ -87,11 +89,24 @@ int run_demo(const DemoOptions& options) {
   }
   auto evaluations =
       agent::make_evaluation_service(!options.no_gpu, options.parallel, std::chrono::seconds(300));
+  if (!options.all) {
+    std::string why;
+    auto gpu_runs = [&](arch::Arch arch) { return evaluations->gpu_stages_available(arch, why); };
+    if (const auto n = agent::set_aside_gpu_only(demo, gpu_runs); n > 0) {
+      fmt::print(
+          "  note: {} broken variant(s) not replayed: {}: GPU stages not run (--all "
+          "replays them)\n",
+          n, why);
+    }
+  }
   std::mutex print_mutex;
+  std::size_t done = 0;
+  const std::size_t total = demo.entries.size();
   agent::RunObserver observer{.on_turn =
-                                  [&print_mutex](const agent::TurnEvent& event) {
+                                  [&print_mutex, &done, total](const agent::TurnEvent& event) {
                                     std::lock_guard lock(print_mutex);
-                                    fmt::print(stderr, "  {}\n", agent::describe(event));
+                                    fmt::print(stderr, "  [{}/{}] {}\n", ++done, total,
+                                               agent::describe(event));
                                   },
                               .on_message =
                                   [&print_mutex](std::string_view line) {
@@ -100,13 +115,17 @@ int run_demo(const DemoOptions& options) {
                                   }};
   fmt::print("replaying through prompt -> reply -> evaluation -> feedback into {}\n",
              directory->root().string());
+  fmt::print(
+      "evaluating {} replies, {} at a time: each is compiled by nvcc (tens of seconds on a "
+      "small CPU); one line per result\n",
+      total, std::max(1, options.parallel));
   std::fflush(stdout);
   auto summary = agent::execute_run(demo.plan, *directory, evaluations->function(), observer);
   if (!summary) {
     fmt::print(stderr, "ptxbench demo: {}\n", summary.error().message);
     return kExitUsage;
   }
-  fmt::print("\n{}", agent::render_demo_table(demo.entries, summary->trajectories));
+  fmt::print("\n{}", agent::render_demo_table(demo.entries, summary->trajectories, demo.set_aside));
   for (const auto& error : summary->internal_errors)
     fmt::print(stderr, "internal error: {}\n", error);
 
@@ -150,6 +169,9 @@ void add_demo_command(CLI::App& app, CommandContext& context) {
       ->capture_default_str();
   sub->add_option("--context-dir", options->context_dir, "Context documents (default: built-in)");
   sub->add_flag("--no-gpu", options->no_gpu, "Stop after compile and static SASS even on a GPU");
+  sub->add_flag("--all", options->all,
+                "Replay the broken variants even where no GPU stage can run (they only show "
+                "NOT_RUN there)");
   sub->add_option("--parallel", options->parallel, "Evaluations at once")->capture_default_str();
   sub->callback([options, &context] { context.exit_code = run_demo(*options); });
 }

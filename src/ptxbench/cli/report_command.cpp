@@ -16,7 +16,7 @@ namespace {
 struct ReportFlags {
   std::vector<std::string> runs;  // DIR or LABEL=DIR
   std::string out;
-  std::vector<int> turns{1, 4, 8};
+  std::vector<int> turns;  // empty: 1, 4, 8 ... up to the runs' turn budget
   std::vector<std::string> compare;
   std::vector<std::string> published;
   std::string prices;
@@ -80,7 +80,10 @@ void add_report_command(CLI::App& app, CommandContext& context) {
       ->expected(1, -1);
   sub->add_option("--out", flags->out,
                   "output directory (default: RUN_DIR/report of the first run)");
-  sub->add_option("--turns", flags->turns, "turn limits t of correct@t, verified@t, ...")
+  sub->add_option(
+         "--turns", flags->turns,
+         "turn limits t of correct@t, verified@t, ... (default: 1, 4, 8, 16 ... up to the runs' "
+         "max_turns)")
       ->delimiter(',')
       ->check(CLI::Range(1, 1000));
   sub->add_option("--compare", flags->compare,

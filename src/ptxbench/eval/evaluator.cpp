@@ -18,6 +18,7 @@
 #include <optional>
 #include <thread>
 
+#include "ptxbench/eval/gpu_absence.hpp"
 #include "ptxbench/eval/static/pipeline_static.hpp"
 #include "ptxbench/util/check.hpp"
 #include "ptxbench/util/child_processes.hpp"
@@ -123,6 +124,7 @@ struct Evaluator::Impl {
       const bool available = gpu_slots[slot]->available(arch, reason);
       if (!available && reason.empty())
         reason = fmt::format("no GPU that runs {} code", arch::info(arch).sm);
+      reason = explain_gpu_absence(std::move(reason));
       it = gpu_availability.emplace(std::pair{slot, arch}, std::pair{available, reason}).first;
     }
     why = it->second.second;
@@ -169,7 +171,7 @@ struct Evaluator::Impl {
     Evaluation& e = outcome.evaluation;
     if (!outcome.compiled) return;
     if (!options.run_gpu_stages) return mark_gpu_stages_not_run(e, "GPU stages disabled");
-    if (gpu_slots.empty()) return mark_gpu_stages_not_run(e, "this build has no GPU worker");
+    if (gpu_slots.empty()) return mark_gpu_stages_not_run(e, missing_worker_reason());
     std::string why_not;
     if (!gpu_available(slot, arch, why_not)) return mark_gpu_stages_not_run(e, why_not);
     const auto start = Clock::now();

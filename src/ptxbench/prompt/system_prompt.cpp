@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "ptxbench/prompt/abi_example.hpp"
+#include "ptxbench/prompt/harness_facts.hpp"
 
 namespace ptxbench::prompt {
 namespace {
@@ -24,7 +25,7 @@ Rules the harness enforces:
   (cuda.h, cudaTypedefs.h, cuda_bf16.h, cuda_fp8.h, ...) and inline PTX (`asm volatile`) are fine.
 - `run` takes the task's inputs, then its preallocated outputs, as `tvm::ffi::TensorView`, in the
   order the task lists them (destination passing). It writes every element of every output, must
-  not modify the inputs, and returns nothing. The tensors are contiguous and on the GPU.
+  not modify the inputs, and returns nothing. The tensors are on the GPU, laid out as above.
 - Launch all work on the caller's stream, `TVMFFIEnvGetStream(device.device_type,
   device.device_id)`; do not synchronise the device or create other streams.
 - Every call may pass buffers at new addresses: build TMA tensor maps and other descriptors per
@@ -43,6 +44,8 @@ std::string build_system_prompt(arch::Arch arch, ContextLevel level, std::string
       "other GPUs are not a concern) into a shared library; that binary is the one inspected and\n"
       "run.\n",
       target.gpus, target.name, target.sm, arch::gencode_flag(arch));
+  text += "\n";
+  text += toolchain_section(arch);
   text += "\n";
   text += kResponseFormat;
   text += fmt::format(

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+#include <set>
 
+#include "ptxbench/prompt/harness_facts.hpp"
 #include "ptxbench/task/task_render.hpp"
 
 namespace ptxbench::prompt {
@@ -41,6 +44,39 @@ std::string correctness_sentence(const task::Tolerance& tolerance) {
       "Frobenius norm), and you may be off by more than twice the library's\n   error + {} + {} "
       "* |ref| at no more than twice as many elements as the library",
       tolerance.atol, tolerance.rtol);
+}
+
+bool has_tensor(const task::Task& task, std::string_view name) {
+  auto named = [name](const task::TensorSpec& tensor) { return tensor.name == name; };
+  return std::any_of(task.inputs.begin(), task.inputs.end(), named) ||
+         std::any_of(task.outputs.begin(), task.outputs.end(), named);
+}
+
+// How the inputs are drawn, and the exact LSE definition where a task has one.
+std::string inputs_text(const task::Task& task) {
+  std::set<task::Distribution> used;
+  for (const auto& workload : task.workloads) used.insert(workload.distribution);
+  std::vector<std::string> kinds;
+  for (auto distribution : used) {
+    kinds.push_back(fmt::format("`{}` workloads: every element {}", task::to_string(distribution),
+                                describe_distribution(distribution)));
+  }
+  std::string text = fmt::format(
+      "\n## Inputs\n\nEach trial draws new inputs, element by element and independently, then "
+      "rounds them to the tensor's dtype: {}.\n",
+      fmt::join(kinds, "; "));
+  if (task.op_type == "mha_bwd") {
+    text +=
+        "O and LSE are not drawn: they are the reference forward pass's outputs for the drawn Q, "
+        "K and V; dO is drawn.\n";
+  }
+  if (has_tensor(task, "LSE")) {
+    text +=
+        "LSE is float32 and in natural log of the *scaled* scores: LSE[b,h,i] = ln Σ_j exp(scale · "
+        "Σ_d Q[b,h,i,d] · K[b,h,j,d]), over the keys j the mask keeps, with the task's scale "
+        "(1/√D).\n";
+  }
+  return text;
 }
 
 }  // namespace
@@ -90,6 +126,7 @@ std::string build_task_prompt(const task::Task& task, arch::Arch arch) {
       "   speedup = baseline time / your time. Higher is better once the answer is correct.\n",
       target.sm, correctness_sentence(task.tolerance), headline.name, axes_text(headline),
       task.baseline);
+  text += inputs_text(task);
   text += "\nYou will get the evaluation back and can answer again with an improved file.\n";
   return text;
 }

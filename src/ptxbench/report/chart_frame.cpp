@@ -25,6 +25,11 @@ double draw_title(SvgCanvas& canvas, const ChartText& text) {
                 text.subtitle);
     y = 44;
   }
+  if (!text.empty.empty()) {
+    canvas.text({12, y + 16}, fit_text("Nothing to draw: " + text.empty, 13, max_px),
+                {.size = 13, .bold = true, .fill = "#a05a00"}, text.empty);
+    y += 22;
+  }
   return y + 10;
 }
 
@@ -95,7 +100,7 @@ double legend_width(const std::vector<LegendItem>& items) {
 
 double chart_height(const ChartText& text, double plot_height, std::size_t legend_rows,
                     double below) {
-  const double top = text.subtitle.empty() ? 36 : 54;
+  const double top = (text.subtitle.empty() ? 36 : 54) + (text.empty.empty() ? 0 : 22);
   return top + std::max(plot_height, kLegendRow * static_cast<double>(legend_rows)) + below + 8;
 }
 

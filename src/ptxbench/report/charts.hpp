@@ -16,6 +16,7 @@ struct ChartText {
   std::string id;  // unique in the page; also the file name plots/<id>.svg
   std::string title;
   std::string subtitle;  // what is pooled, n, which interval
+  std::string empty;     // set when there is nothing to draw: why, shown under the title
 };
 
 struct LegendItem {

@@ -8,9 +8,11 @@ namespace ptxbench::report {
 
 TrajectoryState state_within(const TrajectoryRecord& trajectory, int turn_limit) {
   TrajectoryState state;
+  bool not_run = false;
   for (const auto& turn : trajectory.turns) {
     if (turn.turn > turn_limit) break;
     state.compiled = state.compiled || turn.compiled;
+    not_run = not_run || turn.verdict == eval::Verdict::kNotRun;
     if (!turn.correct()) continue;
     state.correct = true;
     state.verified = state.verified || turn.verified();
@@ -18,18 +20,21 @@ TrajectoryState state_within(const TrajectoryRecord& trajectory, int turn_limit)
     if (turn.speedup)
       state.best_speedup = std::max(state.best_speedup.value_or(*turn.speedup), *turn.speedup);
   }
+  state.measured = state.correct || !not_run;
   return state;
 }
 
 MetricsAt metrics_at(const TrajectorySet& trajectories, int turn_limit,
                      const BootstrapSettings& settings) {
   MetricsAt m{.turn_limit = turn_limit, .trajectories = static_cast<int>(trajectories.size())};
-  for (auto* p : {&m.compiled, &m.correct, &m.verified, &m.verified_any}) p->n = m.trajectories;
-  for (auto& f : m.fast) f.n = m.trajectories;
   for (const auto* trajectory : trajectories) {
     m.max_turns = std::max(m.max_turns, trajectory->max_turns);
     const auto state = state_within(*trajectory, turn_limit);
     m.compiled.k += state.compiled;
+    if (!state.measured) {
+      ++m.not_measured;
+      continue;
+    }
     m.correct.k += state.correct;
     m.verified.k += state.verified;
     m.verified_any.k += state.verified_any;
@@ -39,6 +44,9 @@ MetricsAt metrics_at(const TrajectorySet& trajectories, int turn_limit,
       m.fast[i].k += *state.best_speedup > kFastThresholds[i];
     }
   }
+  m.compiled.n = m.trajectories;
+  for (auto* p : {&m.correct, &m.verified, &m.verified_any}) p->n = m.trajectories - m.not_measured;
+  for (auto& f : m.fast) f.n = m.trajectories - m.not_measured;
   std::sort(m.best_speedups.begin(), m.best_speedups.end());
   m.max_speedup = bootstrap(m.best_speedups, statistic_max, settings);
   m.median_speedup = bootstrap(m.best_speedups, statistic_median, settings);

@@ -27,6 +27,9 @@ struct TrajectoryState {
   bool verified = false;      // strict: some turn <= t PASSED
   bool verified_any = false;  // loose: some turn <= t correct with any requested family executed
   std::optional<double> best_speedup;  // best headline speedup of a correct turn <= t
+  // False when no turn <= t was correct and one was NOT_RUN (GPU stages not run): whether it
+  // would have been correct is unknown, so it counts in no rate but compiled.
+  bool measured = true;
 };
 TrajectoryState state_within(const TrajectoryRecord& trajectory, int turn_limit);
 
@@ -35,8 +38,9 @@ using TrajectorySet = std::vector<const TrajectoryRecord*>;
 struct MetricsAt {
   int turn_limit = 0;
   int trajectories = 0;
-  int max_turns = 0;  // largest max_turns the trajectories were run with
-  Proportion compiled;
+  int max_turns = 0;     // largest max_turns the trajectories were run with
+  int not_measured = 0;  // trajectories left out of every rate but compiled (state.measured)
+  Proportion compiled;   // of all trajectories; the other rates are of the measured ones
   Proportion correct;
   Proportion verified;
   Proportion verified_any;

@@ -13,6 +13,9 @@
 namespace ptxbench::report {
 namespace {
 
+constexpr std::string_view kNotMeasuredWhy =
+    "no GPU stage ran (every verdict NOT_RUN): correctness and speed were not measured";
+
 // The series of a cell (run, model, context and arch as they vary): one colour and marker each.
 class SeriesStyles {
  public:
@@ -75,6 +78,7 @@ Plot curve_plot(const SeriesStyles& styles, const std::map<GroupKey, TrajectoryS
     if (selected(key)) last = std::max(last, last_turn(set));
   }
   const BootstrapSettings no_bootstrap{.resamples = 0};
+  bool measured = false;
   for (const auto& [key, set] : groups) {
     if (!selected(key)) continue;
     n_min = std::min(n_min, static_cast<int>(set.size()));
@@ -83,11 +87,14 @@ Plot curve_plot(const SeriesStyles& styles, const std::map<GroupKey, TrajectoryS
     const auto label = styles.label(key);
     LineSeries c{.label = label + " correct", .style = style};
     LineSeries v{.label = label + " verified", .style = style};
+    // A turn limit at which no trajectory's correctness was measured has no point, not a 0.
     for (int t = 1; t <= last; ++t) {
       const auto m = metrics_at(set, t, no_bootstrap);
+      if (!m.correct.rate()) continue;
+      measured = true;
       c.x.push_back(t);
       v.x.push_back(t);
-      c.y.push_back(m.correct.rate().value_or(0));
+      c.y.push_back(*m.correct.rate());
       c.band.push_back(m.correct.interval());
       v.y.push_back(m.verified.rate().value_or(0));
       v.band.push_back(m.verified.interval());
@@ -106,23 +113,29 @@ Plot curve_plot(const SeriesStyles& styles, const std::map<GroupKey, TrajectoryS
   chart.text = {
       .id = std::move(id),
       .title = fmt::format("Correct and verified within t turns: {} on {}", what, arch),
-      .subtitle = fmt::format("{} trajectories per series; bands: 95% Wilson intervals", n)};
+      .subtitle = fmt::format("{} trajectories per series; bands: 95% Wilson intervals", n),
+      .empty = measured ? "" : std::string(kNotMeasuredWhy)};
   return {.id = chart.text.id,
           .section = PlotSection::kCurves,
           .title = chart.text.title,
-          .svg = render(chart)};
+          .svg = render(chart),
+          .empty = chart.text.empty};
 }
 
 Plot speedup_plot(const ReportData& data, const SeriesStyles& styles, std::string_view arch,
                   std::string id) {
   const int t = data.last_turn_limit();
   BoxStripChart chart{.y_label = "best speedup vs vendor library (log)"};
+  bool timed = false;
+  bool measured_any = false;
   std::set<std::string> legend_seen;
   for (const auto& [key, set] : data.cells) {
     if (key.arch != arch) continue;
     auto group = std::find(chart.groups.begin(), chart.groups.end(), key.task);
     if (group == chart.groups.end()) group = chart.groups.insert(chart.groups.end(), key.task);
     const auto& m = data.metrics(key, t);
+    timed = timed || !m.best_speedups.empty();
+    measured_any = measured_any || m.correct.n > 0;
     const auto style = styles.style(key);
     chart.boxes.push_back(BoxSeries{.label = styles.label(key) + " · " + key.task,
                                     .group = static_cast<std::size_t>(group - chart.groups.begin()),
@@ -137,10 +150,18 @@ Plot speedup_plot(const ReportData& data, const SeriesStyles& styles, std::strin
       .title = fmt::format("Best speedup per trajectory within {} turns on {}", t, arch),
       .subtitle =
           "box: quartiles, whiskers to 1.5 IQR; dots: trajectories with a correct, timed kernel"};
+  if (!timed) {
+    chart.text.empty = measured_any ? fmt::format(
+                                          "no trajectory has a correct, timed kernel "
+                                          "within {} turns",
+                                          t)
+                                    : std::string(kNotMeasuredWhy);
+  }
   return {.id = chart.text.id,
           .section = PlotSection::kSpeedup,
           .title = chart.text.title,
-          .svg = render(chart)};
+          .svg = render(chart),
+          .empty = chart.text.empty};
 }
 
 Plot taxonomy_plot(const ReportData& data, const SeriesStyles& styles, const GroupKey& key,
@@ -212,10 +233,16 @@ std::vector<Plot> ablation_plots(const ReportData& data, const SeriesStyles& sty
           .id = unique_id(ids, slug(fmt::format("ablation-{}-{}-{}", metric, model, arch))),
           .title = fmt::format("{}@{} by context level: {} on {}", metric, t, model, arch),
           .subtitle = "whiskers: 95% Wilson intervals"};
+      const bool any_value =
+          std::any_of(chart.groups.begin(), chart.groups.end(), [](const auto& g) {
+            return std::any_of(g.bars.begin(), g.bars.end(), [](const Bar& b) { return b.value; });
+          });
+      if (!any_value) chart.text.empty = std::string(kNotMeasuredWhy);
       plots.push_back({.id = chart.text.id,
                        .section = PlotSection::kAblation,
                        .title = chart.text.title,
-                       .svg = render(chart)});
+                       .svg = render(chart),
+                       .empty = chart.text.empty});
     }
   }
   return plots;

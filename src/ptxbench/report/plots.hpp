@@ -16,6 +16,7 @@ struct Plot {
   PlotSection section;
   std::string title;
   std::string svg;
+  std::string empty;  // why nothing is drawn (also in the SVG), or "" when it has data
 };
 
 std::vector<Plot> build_plots(const ReportData& data);

@@ -32,7 +32,6 @@ std::optional<util::Error> check_options(const std::vector<fs::path>& run_dirs,
     return invalid(fmt::format("{} run labels for {} run directories", options.run_labels.size(),
                                run_dirs.size()));
   }
-  if (options.turn_limits.empty()) return invalid("no turn limit given");
   for (int t : options.turn_limits) {
     if (t < 1) return invalid(fmt::format("turn limit {} is not a positive number", t));
   }
@@ -87,7 +86,8 @@ void remove_previous_report(const fs::path& out_dir) {
   }
 }
 
-json options_json(const ReportOptions& options, const std::vector<RunSummary>& runs) {
+json options_json(const ReportOptions& options, const ReportData& data) {
+  const auto& runs = data.runs.runs;
   json run_list = json::array();
   for (const auto& run : runs) {
     run_list.push_back({{"label", run.label},
@@ -98,7 +98,7 @@ json options_json(const ReportOptions& options, const std::vector<RunSummary>& r
   std::vector<std::string> published;
   for (const auto& p : options.published_files) published.push_back(p.string());
   return {{"runs", run_list},
-          {"turn_limits", options.turn_limits},
+          {"turn_limits", data.turn_limits},
           {"comparisons", options.comparisons},
           {"published", published},
           {"prices", options.prices_file.string()},
@@ -147,6 +147,25 @@ util::Expected<ReportData> gather(const std::vector<fs::path>& run_dirs,
   return data;
 }
 
+// When turns were evaluated but not one reached a GPU stage, every correctness and speed figure
+// is "not measured", and the page says so before anything else.
+std::optional<std::string> no_gpu_banner(const std::vector<TrajectoryRecord>& trajectories) {
+  int not_run = 0;
+  for (const auto& trajectory : trajectories) {
+    for (const auto& turn : trajectory.turns) {
+      if (turn.verdict == eval::Verdict::kNotRun) ++not_run;
+      if (turn.verdict > eval::Verdict::kNotRun && turn.verdict < eval::Verdict::kInternalError)
+        return std::nullopt;  // a GPU stage ran and judged this turn
+    }
+  }
+  if (not_run == 0) return std::nullopt;
+  return fmt::format(
+      "No GPU stage ran: {} turn(s) are NOT_RUN (compiled and statically checked only). "
+      "Correctness, verification and speedups are not measured here, not 0%; run on a GPU of "
+      "the task's arch to measure them.",
+      not_run);
+}
+
 ReportPage page_of(const ReportData& data, const ReportOptions& options) {
   ReportPage page{.tables = build_tables(data),
                   .plots = build_plots(data),
@@ -161,6 +180,7 @@ ReportPage page_of(const ReportData& data, const ReportOptions& options) {
                                    fmt::join(data.turn_limits, ", "), agent::utc_timestamp(),
                                    config::kVersion));
   page.warnings = data.runs.warnings;
+  if (auto banner = no_gpu_banner(data.runs.trajectories)) page.banners.push_back(*banner);
   return page;
 }
 
@@ -216,7 +236,7 @@ util::Expected<ReportPaths> write_report(const std::vector<fs::path>& run_dirs,
     return invalid(fmt::format("{}: cannot create: {}", paths.out_dir.string(), error.message()));
   }
   remove_previous_report(paths.out_dir);
-  write_files(page, options_json(options, data->runs.runs), paths);
+  write_files(page, options_json(options, *data), paths);
   return paths;
 }
 

@@ -15,9 +15,10 @@
 namespace ptxbench::report {
 
 struct ReportOptions {
-  std::filesystem::path out_dir;          // empty: <first run dir>/report
-  std::vector<std::string> run_labels;    // one per run dir; empty: the directory names
-  std::vector<int> turn_limits{1, 4, 8};  // the t of correct@t, verified@t, fast_p@t ...
+  std::filesystem::path out_dir;        // empty: <first run dir>/report
+  std::vector<std::string> run_labels;  // one per run dir; empty: the directory names
+  // The t of correct@t, verified@t, fast_p@t ...; empty: 1, 4, 8 ... up to the runs' turn budget.
+  std::vector<int> turn_limits;
   std::vector<std::filesystem::path> published_files;  // the original research's aggregate CSVs
   std::vector<std::string> comparisons;  // "A:B" or "run=A:B", "model=A:B", "context=A:B"
   std::filesystem::path prices_file;     // empty: cost only where trajectories recorded it

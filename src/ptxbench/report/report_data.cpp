@@ -15,8 +15,21 @@ const MetricsAt& ReportData::metrics(const GroupKey& key, int turn_limit) const 
   return it->second;
 }
 
+std::vector<int> default_turn_limits(const std::vector<TrajectoryRecord>& trajectories) {
+  int budget = 1;
+  for (const auto& t : trajectories) {
+    budget = std::max(budget, t.max_turns);
+    if (!t.turns.empty()) budget = std::max(budget, t.turns.back().turn);
+  }
+  std::vector<int> limits{1};
+  for (int t = 4; t < budget; t *= 2) limits.push_back(t);
+  if (budget > 1) limits.push_back(budget);
+  return limits;
+}
+
 ReportData group_runs(LoadedRuns runs, std::vector<int> turn_limits, BootstrapSettings bootstrap,
                       Prices prices) {
+  if (turn_limits.empty()) turn_limits = default_turn_limits(runs.trajectories);
   std::sort(turn_limits.begin(), turn_limits.end());
   turn_limits.erase(std::unique(turn_limits.begin(), turn_limits.end()), turn_limits.end());
   ReportData data;

@@ -41,7 +41,12 @@ struct ReportData {
   const MetricsAt& metrics(const GroupKey& key, int turn_limit) const;
 };
 
-// Groups the trajectories; comparisons and published rows are added by the caller.
+// The turn limits a report shows when none are asked for: those the runs have, 1, 4, 8, 16 ...
+// up to the largest turn budget (max_turns, or the largest turn recorded), which is always one.
+std::vector<int> default_turn_limits(const std::vector<TrajectoryRecord>& trajectories);
+
+// Groups the trajectories; comparisons and published rows are added by the caller. Empty
+// turn_limits: default_turn_limits().
 ReportData group_runs(LoadedRuns runs, std::vector<int> turn_limits, BootstrapSettings bootstrap,
                       Prices prices);
 

@@ -97,6 +97,7 @@ td.empty { color: #777; font-style: italic; }
 .n { color: #888; font-size: 11px; }
 details { margin: 6px 0 12px; }
 summary { cursor: pointer; color: #0060a0; margin: 4px 0; }
+.banner { background: #fdecea; border: 1px solid #e8a09a; border-radius: 6px; padding: 8px 14px; font-weight: bold; }
 .warnings { background: #fff8e5; border: 1px solid #f0d58c; border-radius: 6px; padding: 8px 14px; }
 dl.method dt { font-weight: 600; margin-top: 8px; }
 dl.method dd { margin: 2px 0 0 18px; max-width: 980px; }
@@ -158,6 +159,8 @@ std::string render_html(const ReportPage& page) {
     }
   }
   out += "<a href=\"#method\">Method</a></nav>\n";
+  for (const auto& banner : page.banners)
+    out += fmt::format("<p class=\"banner\">{}</p>\n", xml_escape(banner));
   if (!page.warnings.empty()) {
     out += fmt::format(
         "<details class=\"warnings\"><summary>{} warning(s) while reading</summary><ul>\n",
@@ -197,6 +200,7 @@ std::string render_html(const ReportPage& page) {
 std::string render_markdown(const ReportPage& page) {
   std::string out = fmt::format("# {}\n\n", page.title);
   for (const auto& fact : page.facts) out += fact + "  \n";
+  for (const auto& banner : page.banners) out += fmt::format("\n> **{}**\n", banner);
   if (!page.warnings.empty()) {
     out += fmt::format("\n**{} warning(s) while reading** (report.json lists all):\n\n",
                        page.warnings.size());

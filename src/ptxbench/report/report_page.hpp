@@ -14,6 +14,7 @@ struct ReportPage {
   std::string title = "ptxbench report";
   std::vector<std::string> facts;     // one line each: inputs, generation time, version
   std::vector<std::string> warnings;  // skipped files, unmatched comparison cells
+  std::vector<std::string> banners;   // shown above everything: what the numbers cannot say
   std::vector<Table> tables;
   std::vector<Plot> plots;
   int bootstrap_resamples = 0;

@@ -111,6 +111,12 @@ Measure measure_of(const Proportion& p) {
   return {.value = p.rate(), .interval = p.interval(), .k = p.k, .n = p.n};
 }
 
+Measure measure_of(const Proportion& p, int not_measured) {
+  Measure m = measure_of(p);
+  if (p.n == 0 && not_measured > 0) m.absent = "not measured";
+  return m;
+}
+
 Measure measure_of(const Estimate& e) {
   return {.value = e.value, .interval = e.interval, .n = e.n};
 }
@@ -179,7 +185,7 @@ std::string display(const Cell& cell, const Column& column) {
   if (const auto* integer = cell.integer()) return std::to_string(*integer);
   if (const auto* real = cell.number()) return number(*real, column.decimals);
   if (const auto* m = cell.measure()) {
-    if (!m->value) return fmt::format("{} (n={})", kDash, m->n);
+    if (!m->value) return m->absent.empty() ? fmt::format("{} (n={})", kDash, m->n) : m->absent;
     std::string out = number(*m->value, column.decimals);
     if (m->interval) {
       out += fmt::format(" [{}, {}]", number(m->interval->lo, column.decimals),

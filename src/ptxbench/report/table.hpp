@@ -28,8 +28,11 @@ struct Measure {
   std::optional<Interval> interval;
   std::optional<int> k;  // successes, for a rate
   int n = 0;
+  std::string absent;  // shown instead of the value when there is none, e.g. "not measured"
 };
 Measure measure_of(const Proportion& proportion);
+// A rate of the measured trajectories; "not measured" when none of them was.
+Measure measure_of(const Proportion& proportion, int not_measured);
 Measure measure_of(const Estimate& estimate);
 Measure measure_of(const Difference& difference, int n);
 

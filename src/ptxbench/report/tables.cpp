@@ -44,6 +44,9 @@ Table correctness_table(const ReportData& data) {
           "its last state. Rates carry a 95% Wilson interval and k/n.",
       .columns = with_key(
           integer("t", "turn limit"), integer("n", "trajectories"),
+          integer("not_measured",
+                  "trajectories not correct within t turns whose GPU stages did not run "
+                  "(NOT_RUN): left out of every rate but compiled"),
           integer("max_turns",
                   "largest turn budget the trajectories ran with (t beyond it adds nothing)"),
           measure("compiled", "share with a candidate that compiled within t turns"),
@@ -68,9 +71,10 @@ Table correctness_table(const ReportData& data) {
     for (int t : data.turn_limits) {
       const auto& m = data.metrics(key, t);
       auto row = key_cells(key);
-      append(row, {std::int64_t{t}, std::int64_t{m.trajectories}, std::int64_t{m.max_turns},
-                   measure_of(m.compiled), measure_of(m.correct), measure_of(m.verified),
-                   measure_of(m.verified_any), rule});
+      append(row, {std::int64_t{t}, std::int64_t{m.trajectories}, std::int64_t{m.not_measured},
+                   std::int64_t{m.max_turns}, measure_of(m.compiled),
+                   measure_of(m.correct, m.not_measured), measure_of(m.verified, m.not_measured),
+                   measure_of(m.verified_any, m.not_measured), rule});
       table.add_row(std::move(row));
     }
   }
@@ -99,9 +103,14 @@ Table speedup_table(const ReportData& data) {
     for (int t : data.turn_limits) {
       const auto& m = data.metrics(key, t);
       auto row = key_cells(key);
+      auto speedup = [&m](const Estimate& estimate) {
+        Measure out = measure_of(estimate);
+        if (!out.value && m.correct.n == 0 && m.not_measured > 0) out.absent = "not measured";
+        return out;
+      };
       append(row, {std::int64_t{t}, std::int64_t{m.trajectories}, count(m.best_speedups.size()),
-                   measure_of(m.max_speedup), measure_of(m.median_speedup)});
-      for (const auto& f : m.fast) row.push_back(measure_of(f));
+                   speedup(m.max_speedup), speedup(m.median_speedup)});
+      for (const auto& f : m.fast) row.push_back(measure_of(f, m.not_measured));
       table.add_row(std::move(row));
     }
   }
@@ -127,8 +136,8 @@ Table splits_table(const ReportData& data) {
       const auto& m = data.metrics(key, t);
       auto row = key_cells(key);
       append(row, {std::int64_t{t}, count(tasks.size()), std::int64_t{m.trajectories},
-                   measure_of(m.correct), measure_of(m.verified), measure_of(m.verified_any),
-                   measure_of(m.median_speedup)});
+                   measure_of(m.correct, m.not_measured), measure_of(m.verified, m.not_measured),
+                   measure_of(m.verified_any, m.not_measured), measure_of(m.median_speedup)});
       table.add_row(std::move(row));
     }
   }

@@ -102,45 +102,57 @@ Table usage_by_turn_table(const ReportData& data) {
   return table;
 }
 
+namespace {
+struct Total {
+  std::int64_t sum = 0;
+  bool known = false;
+  void add(std::optional<std::int64_t> value) {
+    if (!value) return;
+    sum += *value;
+    known = true;
+  }
+  Cell cell() const { return known ? Cell(sum) : Cell(); }
+};
+}  // namespace
+
 Table usage_totals_table(const ReportData& data) {
   const int t = data.last_turn_limit();
-  Table table{
-      .name = "usage_totals",
-      .title = "Total tokens, time and cost",
-      .description = fmt::format(
-          "Sums over every turn of a cell. cost_per_correct divides the total cost by the "
-          "trajectories correct within {} turns.",
-          t),
-      .columns = with_key(integer("n", "trajectories"), integer("turns", "turns"),
-                          integer("prompt_tokens", "total prompt tokens"),
-                          integer("completion_tokens", "total completion tokens"),
-                          integer("reasoning_tokens", "total reasoning tokens"),
-                          number("latency_h", "total model latency, hours", 2),
-                          number("cost_usd", "total cost, US dollars (turns with a known cost)", 2),
-                          number("cost_per_correct_usd", "total cost / correct trajectories", 2))};
+  Table table{.name = "usage_totals",
+              .title = "Total tokens, time and cost",
+              .description = fmt::format(
+                  "Sums over every turn of a cell. cost_per_correct divides the total cost by the "
+                  "trajectories correct within {} turns.",
+                  t),
+              .columns = with_key(
+                  integer("n", "trajectories"), integer("turns", "turns"),
+                  integer("prompt_tokens", "total prompt tokens (empty: no turn recorded them)"),
+                  integer("completion_tokens", "total completion tokens"),
+                  integer("reasoning_tokens", "total reasoning tokens"),
+                  number("latency_h", "total model latency, hours", 2),
+                  number("cost_usd", "total cost, US dollars (turns with a known cost)", 2),
+                  number("cost_per_correct_usd", "total cost / correct trajectories", 2))};
   for (const auto& [key, set] : data.cells) {
     std::int64_t turns = 0;
-    std::int64_t prompt = 0;
-    std::int64_t completion = 0;
-    std::int64_t reasoning = 0;
-    double latency = 0;
-    Mean cost;
+    // Sums of what the turns recorded; a count no turn recorded is unknown ("–"), not 0.
+    Total prompt, completion, reasoning;
+    Mean latency, cost;
     for (const auto* trajectory : set) {
       for (const auto& turn : trajectory->turns) {
         ++turns;
-        prompt += turn.prompt_tokens.value_or(0);
-        completion += turn.completion_tokens.value_or(0);
-        reasoning += turn.reasoning_tokens.value_or(0);
-        latency += turn.latency_s.value_or(0);
+        prompt.add(turn.prompt_tokens);
+        completion.add(turn.completion_tokens);
+        reasoning.add(turn.reasoning_tokens);
+        latency.add(turn.latency_s);
         cost.add(data.prices.cost(trajectory->model, turn));
       }
     }
     const int correct = data.metrics(key, t).correct.k;
     Cell total_cost = cost.n > 0 ? Cell(cost.sum) : Cell();
     Cell per_correct = cost.n > 0 && correct > 0 ? Cell(cost.sum / correct) : Cell();
+    Cell latency_h = latency.n > 0 ? Cell(latency.sum / 3600) : Cell();
     auto row = key_cells(key);
-    append(row, {count(set.size()), turns, prompt, completion, reasoning, latency / 3600,
-                 total_cost, per_correct});
+    append(row, {count(set.size()), turns, prompt.cell(), completion.cell(), reasoning.cell(),
+                 latency_h, total_cost, per_correct});
     table.add_row(std::move(row));
   }
   return table;
