@@ -188,6 +188,7 @@ TEST(Report, WritesEveryFormAndTheSchemaOfTheMainTables) {
                                           "split",
                                           "t",
                                           "n",
+                                          "not_measured",
                                           "max_turns",
                                           "compiled",
                                           "compiled_lo",

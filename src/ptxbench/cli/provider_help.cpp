@@ -18,8 +18,8 @@ constexpr std::array<std::string_view, 6> kReplayKeys{"<trajectory-id>",
 constexpr std::array<HelpRow, 7> kReplayLayouts{{
     {"FILE", "one reply, turn 1 of every trajectory"},
     {"DIR/<key>.md",
-     "turn 1 under <key>, e.g. DIR/gemm_n7168_k5120.md, "
-     "DIR/gemm_n7168_k5120__hopper__none.md or DIR/<trajectory-id>.md"},
+     "turn 1 under <key>: DIR/<task>.md, DIR/<task>__<arch>__<context>.md, "
+     "DIR/<trajectory-id>.md ... (also .txt, .cu, .cuh)"},
     {"DIR/<key>/turn-N.md", "turn N under <key> (turns 1..N without gaps)"},
     {"DIR/turn-N.md", "turn N of every trajectory"},
     {"RUN_DIR", "a previous run folder: its responses/ replayed turn by turn"},

@@ -1,7 +1,8 @@
 // What the harness does to a candidate, stated for the model from the code that does it: the
 // toolkit and the exact nvcc command (compile/compiler.cpp), the TensorView calls that work on
-// the tensors the worker passes (eval/gpu/device_tensors.cpp), workspace and what is timed
-// (eval/gpu/timing_mode.cpp), and how inputs are drawn (eval/gpu/tensor_kernels.cu).
+// the tensors the worker passes (eval/worker/gpu/device_tensors.cpp), workspace and what is timed
+// (eval/timing/gpu/timing_mode.cpp), and how inputs are drawn
+// (eval/correctness/gpu/tensor_kernels.cu).
 #pragma once
 #include <string>
 
