@@ -28,11 +28,18 @@ export PYTHONUNBUFFERED=1 CUDA_MODULE_LOADING=LAZY
 # The prebuilt tree was configured at /opt/ptxb/root (a `git archive` of the commit, with its
 # build in build-b1 and the PyPI parts in .deps/python): recreate that layout so the absolute
 # paths baked into executables and tests resolve here as they did there.
-tree=/opt/ptxb/root
-rm -rf "$tree" && mkdir -p /opt/ptxb && cp -a "$deps/src" "$tree"
-mkdir -p "$tree/.deps"
+# Without a prebuilt snapshot (.deps/device packed without PTXBENCH_PREBUILT) the carried
+# working tree itself is built here (the build step below).
+if [[ -d "$deps/src" ]]; then
+  tree=/opt/ptxb/root
+  rm -rf "$tree" && mkdir -p /opt/ptxb && cp -a "$deps/src" "$tree"
+  mkdir -p "$tree/.deps"
+  ln -sfn "$deps/build" "$tree/build-b1"
+else
+  tree="$root"
+  mkdir -p "$tree/.deps"
+fi
 ln -sfn "$deps/pydeps" "$tree/.deps/python"
-ln -sfn "$deps/build" "$tree/build-b1"
 
 # PyTorch's own cuDNN and cuBLAS first: the baselines then use the very libraries PyTorch uses.
 torch_libs="$(python3 - <<'PY' 2>/dev/null
@@ -72,11 +79,12 @@ if ! "$worker" info >"$out/prebuilt-check.log" 2>&1; then
   # The carried executables do not run here: build the same snapshot on this machine.
   echo "prebuilt executables do not run here; building" >>"$out/summary.txt"
   build="$tree/build-device"
-  step build 420 bash -c "cmake -S $tree -B $build -G Ninja -DCMAKE_PREFIX_PATH=$deps/usr && \
-      ninja -C $build -j16 ptxbench ptxbench-worker \
-      ptxbench_baselines_capi eval_gpu_kernels_test eval_gpu_stages_test eval_worker_test \
-      fake_ptxbench_worker controls_eval_test solutions_eval_test eval_proof_gpu_tests \
-      ncu_fallback_eval_test"
+  # BUILD_TARGETS overrides the list (the targets the chosen steps need).
+  step build "${BUILD_LIMIT_S:-420}" bash -c "cmake -S $tree -B $build -G Ninja \
+      -DCMAKE_PREFIX_PATH=$deps/usr >/dev/null && ninja -C $build -k 0 -j\$(nproc) ${BUILD_TARGETS:-ptxbench \
+      ptxbench-worker ptxbench_baselines_capi eval_gpu_kernels_test eval_gpu_stages_test \
+      eval_worker_test fake_ptxbench_worker controls_eval_test solutions_eval_test \
+      eval_proof_gpu_tests ncu_fallback_eval_test}"
   worker="$build/src/ptxbench-worker"
 fi
 

@@ -27,6 +27,15 @@ mkdir -p "$out/usr/include" "$out/usr/lib/x86_64-linux-gnu/cmake" "$out/usr/shar
 cp -r /usr/include/nlohmann /usr/include/CLI /usr/include/httplib.h /usr/include/fmt \
       /usr/include/yaml-cpp /usr/include/gtest /usr/include/gmock "$out/usr/include/"
 cp -r /usr/include/x86_64-linux-gnu/curl "$out/usr/include/"
+# The sandbox's seccomp filter (libseccomp) and serve/'s compiled cpp-httplib, with the headers
+# cpp-httplib's TLS/compression support includes (the GPU machine has the libraries' runtimes
+# only in part: their own dependencies go to fallback-lib below).
+cp /usr/include/seccomp.h /usr/include/seccomp-syscalls.h "$out/usr/include/"
+cp -r /usr/include/openssl /usr/include/brotli /usr/include/zlib.h "$out/usr/include/"
+cp /usr/include/x86_64-linux-gnu/openssl/* "$out/usr/include/openssl/"  # opensslconf.h, configuration.h
+[ -e /usr/include/zconf.h ] && cp /usr/include/zconf.h "$out/usr/include/"
+[ -e /usr/include/x86_64-linux-gnu/zconf.h ] && cp /usr/include/x86_64-linux-gnu/zconf.h "$out/usr/include/"
+cp -a "$multiarch"/libseccomp.so* "$multiarch"/libcpp-httplib.so* "$out/usr/lib/x86_64-linux-gnu/"
 cp -a "$multiarch"/libfmt.so* "$multiarch"/libyaml-cpp.so* "$multiarch"/libgtest*.a \
       "$multiarch"/libgmock*.a "$multiarch"/libcurl.so "$multiarch"/libcurl.so.4* \
       "$out/usr/lib/x86_64-linux-gnu/"
@@ -35,7 +44,7 @@ cp -r "$multiarch"/cmake/fmt "$multiarch"/cmake/yaml-cpp "$multiarch"/cmake/GTes
 cp -r /usr/share/cmake/nlohmann_json /usr/share/cmake/CLI11 "$out/usr/share/cmake/"
 
 # libcurl's dependencies, minus the C/C++ runtime every Linux has.
-ldd "$multiarch/libcurl.so.4" | awk '/=>/ {print $3}' |
+ldd "$multiarch/libcurl.so.4" "$multiarch/libcpp-httplib.so" | awk '/=>/ {print $3}' |
   grep -Ev '/(libc|libm|libdl|libpthread|librt|libresolv|libstdc\+\+|libgcc_s)\.so' |
   while read -r lib; do cp -L "$lib" "$out/fallback-lib/"; done
 

@@ -92,7 +92,8 @@ WorkerOutcome call_worker(util::ProcessRunner& runner, const std::filesystem::pa
                          .stdin_text = call.jobs_text,
                          .timeout = call.timeout,
                          .output_cap_bytes = 1u << 20,
-                         .env = call.env};
+                         .env = call.env,
+                         .write_paths = call.write_paths};
   return judge_worker_process(runner.run(spec), call);
 }
 

@@ -23,6 +23,9 @@ struct WorkerCall {
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};
   Trust trust = Trust::kUntrusted;
   std::vector<std::pair<std::string, std::string>> env;
+  // Folders the worker writes besides its scratch (the exchange folder of a correctness chunk):
+  // a sandboxing runner binds them in (util::ProcessSpec::write_paths).
+  std::vector<std::filesystem::path> write_paths;
 };
 
 struct WorkerOutcome {

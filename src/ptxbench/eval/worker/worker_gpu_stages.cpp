@@ -183,17 +183,18 @@ struct WorkerGpuStages::Run {
         chunk_headline.push_back(headline_flags[j]);
       }
       std::string text = format_jobs(chunk_jobs_list);
-      WorkerOutcome ran =
-          call_worker(*self.runner_, self.options_.worker,
-                      call("candidate", text, self.options_.candidate_timeout, Trust::kUntrusted));
+      WorkerCall candidate_call =
+          call("candidate", text, self.options_.candidate_timeout, Trust::kUntrusted);
+      candidate_call.write_paths = {exchange.path()};
+      WorkerOutcome ran = call_worker(*self.runner_, self.options_.worker, candidate_call);
       if (!ran.ok()) {
         e.stage(Stage::kCorrectness).seconds = seconds_since(start);
         fail(Stage::kCorrectness, ran.verdict, ran.message);
         return false;
       }
-      WorkerOutcome judged =
-          call_worker(*self.runner_, self.options_.worker,
-                      call("judge", text, self.options_.judge_timeout, Trust::kTrusted));
+      WorkerCall judge_call = call("judge", text, self.options_.judge_timeout, Trust::kTrusted);
+      judge_call.write_paths = {exchange.path()};
+      WorkerOutcome judged = call_worker(*self.runner_, self.options_.worker, judge_call);
       if (!judged.ok()) {
         e.stage(Stage::kCorrectness).seconds = seconds_since(start);
         fail(Stage::kCorrectness, Verdict::kInternalError, "judge: " + judged.message);

@@ -170,6 +170,9 @@ class TimingLoop {
     trace_.begin_window(s.window, candidate);
     timer_.start(stream_);
     std::optional<util::Error> raised;
+    // The set-aside as the trusted side left it (the driver or a library may keep one of its
+    // own, e.g. 11,796,480 bytes on an H200 after cuDNN ran): only a change inside run() counts.
+    const size_t set_aside_before = persisting_set_aside();
     if (candidate) {
       raised = library_.call(args_, stream_);
     } else {
@@ -185,7 +188,7 @@ class TimingLoop {
     }
     if (raised) return "run() raised during timing: " + raised->message;
     if (!device_error.empty()) return "GPU failure during timing: " + device_error;
-    if (candidate) check_l2_persistence();
+    if (candidate) check_l2_persistence(set_aside_before);
     if (blocked && blocker_.timed_out()) {
       use_blocker_ = false;  // run() waits for the GPU itself: measure without the blocker
       s.discarded = true;
@@ -206,12 +209,20 @@ class TimingLoop {
   // A set-aside for persisting L2 lines (cudaLimitPersistingL2CacheSize) or a persisting access
   // policy window on the caller's stream survives the L2 flush between samples: noted for the
   // FORBIDDEN reply, and reset so the next sample starts from a cold L2 again.
-  void check_l2_persistence() {
+  static size_t persisting_set_aside() {
     size_t set_aside = 0;
-    if (cudaDeviceGetLimit(&set_aside, cudaLimitPersistingL2CacheSize) == cudaSuccess &&
-        set_aside > 0) {
+    if (cudaDeviceGetLimit(&set_aside, cudaLimitPersistingL2CacheSize) != cudaSuccess)
+      set_aside = 0;
+    cudaGetLastError();
+    return set_aside;
+  }
+
+  void check_l2_persistence(size_t set_aside_before) {
+    const size_t set_aside = persisting_set_aside();
+    if (set_aside > set_aside_before) {
       note_l2_persistence(
-          fmt::format("cudaLimitPersistingL2CacheSize was set to {} bytes", set_aside));
+          fmt::format("cudaLimitPersistingL2CacheSize was raised to {} bytes (from {})", set_aside,
+                      set_aside_before));
     }
     cudaStreamAttrValue value{};
     if (cudaStreamGetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &value) ==
@@ -223,7 +234,7 @@ class TimingLoop {
       cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &cleared);
     }
     if (!l2_persistence_.empty()) {
-      cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+      cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, set_aside_before);
       cudaCtxResetPersistingL2Cache();
     }
     cudaGetLastError();  // none of these may leave an error for the next call to find
