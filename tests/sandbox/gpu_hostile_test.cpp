@@ -15,6 +15,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
 
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/process.hpp"
@@ -67,12 +69,20 @@ TEST_P(GpuHostileCandidate, FailsAndLeavesTheHostAsItWas) {
   EXPECT_EQ(r.term_signal, 0) << "the judge was killed: " << r.describe_end();
   EXPECT_EQ(r.stdout_text.find(kSecret), std::string::npos);
   EXPECT_EQ(r.stderr_text.find(kSecret), std::string::npos);
-  auto json = nlohmann::json::parse(r.stdout_text, nullptr, false);
-  ASSERT_TRUE(json.is_array()) << r.stderr_text << r.stdout_text;
-  ASSERT_EQ(json.size(), 2u);
-  EXPECT_NE(json[0].at("verdict"), "PASSED") << json[0].dump(2);
-  EXPECT_EQ(json[0].at("sandbox"), "full");
-  EXPECT_EQ(json[1].at("verdict"), "PASSED") << json[1].dump(2);
+  // `--json` writes JSON Lines, one record per candidate in the order verdicts complete.
+  nlohmann::json hostile_record, honest_record;
+  std::istringstream lines(r.stdout_text);
+  for (std::string line; std::getline(lines, line);) {
+    auto record = nlohmann::json::parse(line, nullptr, false);
+    if (record.is_discarded() || !record.contains("source_name")) continue;
+    const auto name = record.at("source_name").get<std::string>();
+    (name == hostile.string() ? hostile_record : honest_record) = record;
+  }
+  ASSERT_TRUE(hostile_record.is_object()) << r.stderr_text << r.stdout_text;
+  ASSERT_TRUE(honest_record.is_object()) << r.stderr_text << r.stdout_text;
+  EXPECT_NE(hostile_record.at("verdict"), "PASSED") << hostile_record.dump(2);
+  EXPECT_EQ(hostile_record.at("sandbox"), "full");
+  EXPECT_EQ(honest_record.at("verdict"), "PASSED") << honest_record.dump(2);
 
   if (listening) {
     ::fcntl(listener, F_SETFL, O_NONBLOCK);
