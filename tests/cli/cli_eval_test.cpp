@@ -113,7 +113,10 @@ bool alive(pid_t pid) {
   return close != std::string::npos && close + 2 < stat->size() && (*stat)[close + 2] != 'Z';
 }
 
-// A folder with a stand-in `nvcc` that answers --version and otherwise runs `body`.
+// A folder with a stand-in `nvcc` that answers --version and otherwise runs `body`. The tests
+// that use it run with --sandbox off: the stand-in lives in the test's owner-only folder, which
+// the sandbox's unprivileged user may not execute (the sandbox's own limits on nvcc are
+// tests/sandbox/compile_sandbox_test.cpp's).
 std::filesystem::path fake_nvcc(const std::filesystem::path& dir, const std::string& body) {
   const auto bin = dir / "bin";
   std::filesystem::create_directories(bin);
@@ -133,7 +136,7 @@ TEST(CliEval, CompileTimeoutStopsASlowNvcc) {
   util::SystemProcessRunner runner;
   auto r = runner.run({.argv = {PTXBENCH_CLI_PATH, "eval", (dir.path() / "k.cu").string(), "--task",
                                 "gemm_n7168_k5120", "--arch", "hopper", "--no-gpu", "--json",
-                                "--compile-timeout", "1"},
+                                "--compile-timeout", "1", "--sandbox", "off"},
                        .timeout = std::chrono::seconds(25),
                        .env = {{"PATH", bin.string() + ":/usr/bin:/bin"}}});
   EXPECT_EQ(r.exit_code, 1) << r.describe_end() << r.stderr_text;
@@ -158,11 +161,11 @@ TEST(CliEval, SigtermEndsEveryChildAndRemovesTemporaryFolders) {
   util::ProcessResult result;
   std::thread evaluating([&] {
     util::SystemProcessRunner runner;
-    result =
-        runner.run({.argv = {PTXBENCH_CLI_PATH, "eval", (dir.path() / "k.cu").string(), "--task",
-                             "gemm_n7168_k5120", "--arch", "hopper", "--no-gpu"},
-                    .timeout = std::chrono::seconds(60),
-                    .env = {{"PATH", bin.string() + ":/usr/bin:/bin"}, {"TMPDIR", tmp.string()}}});
+    result = runner.run(
+        {.argv = {PTXBENCH_CLI_PATH, "eval", (dir.path() / "k.cu").string(), "--task",
+                  "gemm_n7168_k5120", "--arch", "hopper", "--no-gpu", "--sandbox", "off"},
+         .timeout = std::chrono::seconds(60),
+         .env = {{"PATH", bin.string() + ":/usr/bin:/bin"}, {"TMPDIR", tmp.string()}}});
   });
   for (int i = 0; i < 300 && !std::filesystem::exists(pids); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

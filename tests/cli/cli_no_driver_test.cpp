@@ -26,7 +26,10 @@ TEST(CliNoDriver, EvalSaysNoNvidiaDriverFoundInsteadOfTheLoadersError) {
   util::SystemProcessRunner runner;
   auto r = runner.run({.argv = {PTXBENCH_CLI_PATH, "eval",
                                 std::string(PTXBENCH_CANDIDATES_DIR) + "/hopper_wgmma_tma.cu",
-                                "--task", "gemm_n7168_k5120", "--arch", "hopper", "--json"},
+                                "--task", "gemm_n7168_k5120", "--arch", "hopper", "--json",
+                                // the stand-in worker is in an owner-only folder, which the
+                                // sandbox's unprivileged user may not execute
+                                "--sandbox", "off"},
                        .timeout = std::chrono::seconds(300),
                        .env = {{"PTXBENCH_WORKER", worker.string()}}});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;

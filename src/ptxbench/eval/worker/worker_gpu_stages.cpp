@@ -213,8 +213,14 @@ struct WorkerGpuStages::Run {
     record.status = StageStatus::kPassed;
     record.seconds = seconds_since(start);
     record.message =
-        fmt::format("{} workloads x {} trials within atol={:g}, rtol={:g} of {}", jobs.size(),
-                    self.options_.trials, task.tolerance.atol, task.tolerance.rtol, task.baseline);
+        task.tolerance.rule == task::CorrectnessRule::kAsAccurateAsLibrary
+            ? fmt::format(
+                  "{} workloads x {} trials as accurate as {} against the high-precision "
+                  "reference (docs/correctness.md)",
+                  jobs.size(), self.options_.trials, task.baseline)
+            : fmt::format("{} workloads x {} trials within atol={:g}, rtol={:g} of {}", jobs.size(),
+                          self.options_.trials, task.tolerance.atol, task.tolerance.rtol,
+                          task.baseline);
     return true;
   }
 
