@@ -61,19 +61,12 @@ TEST(CliRunKill, AKilledRunLeavesNoCompilerRunningAndItsTempFolderIsCleaned) {
   fs::permissions(bin / "nvcc", fs::perms::owner_all);
   util::write_file_atomic(dir.path() / "reply.md", "```cuda\n__global__ void k() {}\n```\n");
   const std::string path = bin.string() + ":" + std::getenv("PATH");
-  std::vector<std::string> args{PTXBENCH_CLI_PATH,
-                                "run",
-                                "--model",
-                                "m",
-                                "--provider",
-                                "replay",
-                                "--replay",
-                                (dir.path() / "reply.md").string(),
-                                "--tasks",
-                                "gemm_n7168_k5120",
-                                "--no-gpu",
-                                "--out",
-                                (dir.path() / "run").string()};
+  std::vector<std::string> args{PTXBENCH_CLI_PATH, "run", "--model", "m", "--provider", "replay",
+                                "--replay", (dir.path() / "reply.md").string(), "--tasks",
+                                "gemm_n7168_k5120", "--no-gpu",
+                                // the stand-in nvcc is in an owner-only folder, which the
+                                // sandbox's unprivileged user may not execute
+                                "--sandbox", "off", "--out", (dir.path() / "run").string()};
 
   const pid_t run = ::fork();
   ASSERT_GE(run, 0);
