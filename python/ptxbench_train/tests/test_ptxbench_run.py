@@ -29,7 +29,7 @@ def test_base_and_tuned_runs_and_report(tiny_model, tmp_path):
                                  recipe=recipe))["adapter"]
     grid = tmp_path / "grid.yaml"
     grid.write_text("tasks: [gemm_n4096_k4096]\narchs: [hopper]\ncontexts: [none]\nsamples: 1\n"
-                    "turns: 2\nevaluation: {gpu: false, parallel: 1}\n")
+                    "turns: 2\nevaluation: {gpu: false, parallel: 1, all_turns_without_gpu: true}\n")
     proc, ready = start_server(tiny_model, {"tuned": adapter}, tmp_path)
     try:
         work = tmp_path / "eval"
