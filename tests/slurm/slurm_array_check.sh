@@ -43,13 +43,13 @@ grep -q '0 trajectories added, 0 updated, 3 unchanged' merge2.txt
 test -f "$work/report/summary.md"
 grep -q replayed "$work/report/summary.md"
 
-# A shard of a different configuration (two turns) is refused, and nothing is written.
-other=(run --model replayed --provider replay --replay "$here/data/replies" --no-gpu --turns 2
+# A shard of a different configuration (two turns, both run) is refused, and nothing is written.
+other=(run --model replayed --provider replay --replay "$here/data/replies" --no-gpu --all-turns --turns 2
        --tasks gemm_n7168_k5120,gemm_n4096_k4096,gemm_n2048_k4096 --archs hopper)
 "$ptxbench" "${other[@]}" --shard 0/3 --out "$work/other" > /dev/null 2>&1 || true
 status=0
 "$ptxbench" merge "$work/other" "$work/grid/shards/shard-1" --out "$work/mixed" 2> mixed.txt || status=$?
 test "$status" -eq 2
-grep -q 'config: turns differs' mixed.txt
+grep -q 'config: evaluation differs' mixed.txt  # all_turns_without_gpu
 test ! -e "$work/mixed/run.json"
 echo "slurm: array of 3 shards ran, merged, reported; a mismatched shard was refused"
