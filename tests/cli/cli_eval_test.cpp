@@ -155,8 +155,12 @@ TEST(CliEval, SigtermEndsEveryChildAndRemovesTemporaryFolders) {
   std::filesystem::create_directories(tmp);
   const auto pids = dir.path() / "pids";
   const auto bin =
-      fake_nvcc(dir.path(), "sleep 300 &\necho $PPID $$ $! > " + pids.string() + ".part\nmv " +
-                                pids.string() + ".part " + pids.string() + "\nwait\n");
+      // nvcc's parent is the keeper of its process group; ptxbench is the keeper's parent.
+      fake_nvcc(dir.path(),
+                "sleep 300 &\nread -r _ _ _ ptxbench _ </proc/$PPID/stat\n"
+                "echo $ptxbench $$ $! > " +
+                    pids.string() + ".part\nmv " + pids.string() + ".part " + pids.string() +
+                    "\nwait\n");
   util::write_file_atomic(dir.path() / "k.cu", "int x;\n");
   util::ProcessResult result;
   std::thread evaluating([&] {
