@@ -4,7 +4,9 @@
 # (without one the GPU stages cannot run anyway). scripts/test.sh builds everything else.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-"$root/scripts/setup.sh"
+# The demo needs no training stack (torch, transformers...: minutes to install); the test command
+# installs it.
+PTXBENCH_SKIP_TRAIN="${PTXBENCH_SKIP_TRAIN:-1}" "$root/scripts/setup.sh"
 targets=(ptxbench)
 gpu_build=yes
 case "${PTXBENCH_CMAKE_ARGS:-}" in *PTXBENCH_ENABLE_GPU=OFF*) gpu_build=no ;; esac
