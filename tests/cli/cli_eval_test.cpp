@@ -68,9 +68,17 @@ TEST(CliEval, SeveralFilesSummaryAndArtifacts) {
   EXPECT_THAT(r.stdout_text, HasSubstr("COMPILE_ERROR"));
   EXPECT_THAT(r.stdout_text, HasSubstr("error: expected a \";\""));
   EXPECT_THAT(r.stdout_text, ::testing::Not(HasSubstr("PASSED")));
-  EXPECT_TRUE(
-      std::filesystem::exists(artifacts.path() / "000-hopper_wgmma_tma.cu" / "candidate.so"));
-  EXPECT_TRUE(std::filesystem::exists(artifacts.path() / "001-syntax_error.cu" / "candidate.cu"));
+  // Each candidate's folder is "<NNN>-<file name>"; with two compiles at once the numbers follow
+  // the order the compiles started in, so the folders are found by their file names.
+  auto kept = [&](const std::string& file_name) {
+    for (const auto& entry : std::filesystem::directory_iterator(artifacts.path())) {
+      const std::string name = entry.path().filename().string();
+      if (name.size() > file_name.size() && name.ends_with("-" + file_name)) return entry.path();
+    }
+    return std::filesystem::path();
+  };
+  EXPECT_TRUE(std::filesystem::exists(kept("hopper_wgmma_tma.cu") / "candidate.so"));
+  EXPECT_TRUE(std::filesystem::exists(kept("syntax_error.cu") / "candidate.cu"));
 }
 
 std::vector<nlohmann::json> json_lines(const std::string& text) {
