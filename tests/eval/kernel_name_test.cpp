@@ -28,6 +28,13 @@ TEST(KernelName, ToolSpellingsOfOneKernelAreTheSameKernel) {
   EXPECT_FALSE(mangled.same_kernel(KernelName("ns::gemm<64>(float*, int)")));
 }
 
+// compute-sanitizer's reports spell the anonymous namespace "<unnamed>".
+TEST(KernelName, TheSanitizersSpellingOfTheAnonymousNamespaceIsTheSameKernel) {
+  const KernelName mangled("_ZN12_GLOBAL__N_114write_far_awayEP13__nv_bfloat16");
+  EXPECT_TRUE(mangled.same_kernel(KernelName("<unnamed>::write_far_away(__nv_bfloat16 *)")));
+  EXPECT_FALSE(mangled.same_kernel(KernelName("<unnamed>::write_near(__nv_bfloat16 *)")));
+}
+
 TEST(KernelName, UnmangledCNamesStandForThemselves) {
   const KernelName name("nvjet_hsh_256x128_64x4_2x1_v_bz_coopA_TNN");
   EXPECT_EQ(name.function(), name.given());

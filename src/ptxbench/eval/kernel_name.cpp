@@ -51,6 +51,11 @@ std::size_t last_scope(const std::string& text) {
 KernelName::KernelName(std::string name) : given_(std::move(name)) {
   demangled_ = demangle(given_);
   function_ = drop_trailing_group(demangled_, '(', ')');
+  // compute-sanitizer prints the anonymous namespace as "<unnamed>", the demangler as
+  // "(anonymous namespace)": one spelling, so both name the same kernel.
+  for (std::size_t at; (at = function_.find("<unnamed>")) != std::string::npos;) {
+    function_.replace(at, 9, "(anonymous namespace)");
+  }
   if (function_.rfind("void ", 0) == 0) function_.erase(0, 5);
   std::string unscoped = drop_trailing_group(function_, '<', '>');
   const std::size_t scope = last_scope(unscoped);

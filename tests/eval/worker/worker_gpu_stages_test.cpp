@@ -102,6 +102,58 @@ TEST_F(WorkerGpuStagesTest, CorrectCandidatePassesWithTiming) {
   EXPECT_FALSE(exchange_left_behind());
 }
 
+// Passes every call on to the system and keeps what each asked to write.
+class RecordingRunner final : public util::ProcessRunner {
+ public:
+  util::ProcessResult run(const util::ProcessSpec& spec) override {
+    calls.push_back(spec);
+    return system_.run(spec);
+  }
+  std::vector<util::ProcessSpec> calls;
+
+ private:
+  util::SystemProcessRunner system_;
+};
+
+// In a sandbox a process sees only the folders it is given: the trusted judge writes the
+// baseline cache, the candidate only its exchange folder.
+TEST_F(WorkerGpuStagesTest, OnlyTheJudgeMayWriteTheBaselineCache) {
+  auto recorder = std::make_shared<RecordingRunner>();
+  const auto cache = exchange_.path() / "judge-cache";
+  WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+                                                .cache_dir = cache,
+                                                .exchange_root = exchange_.path(),
+                                                .sanitize = false,
+                                                .prove_execution = false},
+                         recorder);
+  Evaluation e;
+  e.arch = arch::Arch::kHopper;
+  stages.run(task_, CompiledCandidate{.shared_object = "/nowhere/pass.so"}, e);
+  ASSERT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  auto mode_of = [](const util::ProcessSpec& spec) {
+    for (const auto& arg : spec.argv) {
+      if (arg == "judge" || arg == "candidate") return arg;
+    }
+    return std::string();
+  };
+  int judges = 0, candidates = 0;
+  for (const auto& spec : recorder->calls) {
+    const auto& paths = spec.write_paths;
+    const bool writes_cache = std::find(paths.begin(), paths.end(), cache) != paths.end();
+    if (mode_of(spec) == "judge") {
+      ++judges;
+      EXPECT_TRUE(writes_cache);
+      EXPECT_TRUE(std::filesystem::is_directory(cache));
+    } else if (mode_of(spec) == "candidate") {
+      ++candidates;
+      EXPECT_FALSE(writes_cache);
+      EXPECT_EQ(paths.size(), 1u);
+    }
+  }
+  EXPECT_GE(judges, 1);
+  EXPECT_GE(candidates, 1);
+}
+
 struct Expectation {
   const char* behaviour;
   Verdict verdict;

@@ -193,7 +193,14 @@ struct WorkerGpuStages::Run {
         return false;
       }
       WorkerCall judge_call = call("judge", text, self.options_.judge_timeout, Trust::kTrusted);
+      // The judge keeps the library's outputs in the baseline cache: the sandbox shows it no
+      // other folder of the host, so the cache is bound in, writable (it must exist first).
       judge_call.write_paths = {exchange.path()};
+      if (!self.options_.cache_dir.empty()) {
+        std::error_code made;
+        std::filesystem::create_directories(self.options_.cache_dir, made);
+        if (!made) judge_call.write_paths.push_back(self.options_.cache_dir);
+      }
       WorkerOutcome judged = call_worker(*self.runner_, self.options_.worker, judge_call);
       if (!judged.ok()) {
         e.stage(Stage::kCorrectness).seconds = seconds_since(start);
