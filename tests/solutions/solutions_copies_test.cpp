@@ -81,6 +81,11 @@ TEST(Solutions, CoverTheControlsTheBenchmarkNeeds) {
         file.header.expect;
   }
   EXPECT_EQ(expect["hopper/gemm_bf16_nt_warp_specialized"], "PASSED");
+  for (const char* head_dim : {"64", "96", "128", "256"}) {
+    for (const char* suffix : {"", "_causal"}) {
+      EXPECT_EQ(expect[std::string("hopper/mha_fwd_lse_d") + head_dim + suffix], "PASSED");
+    }
+  }
   EXPECT_EQ(expect["blackwell/gemm_bf16_nt_tcgen05"], "NOT_RUN");
   EXPECT_EQ(expect["broken/gemm_ampere_mma_sync"], "INSTRUCTIONS_NOT_EXECUTED");
   EXPECT_EQ(expect["broken/gemm_wgmma_path_never_taken"], "INSTRUCTIONS_NOT_EXECUTED");
@@ -91,6 +96,44 @@ TEST(Solutions, CoverTheControlsTheBenchmarkNeeds) {
   for (const auto& [name, verdict] : expect) {
     if (name.rfind("broken/", 0) == 0) {
       EXPECT_NE(verdict, "PASSED") << name;
+    }
+  }
+}
+
+// The eight attention forward solutions are one kernel (solutions/hopper/sync-mha-fwd.sh writes
+// them from mha_fwd_lse_d128.cu): each must be that file with only its own header and its own
+// kTaskHeadDim / kTaskCausal lines, and name the task it is for.
+TEST(MhaFwdSolutions, AreTheD128KernelWithOnlyTheirTaskLines) {
+  const auto dir = repo_root() / "solutions" / "hopper";
+  auto source = util::read_file(dir / "mha_fwd_lse_d128.cu");
+  ASSERT_TRUE(source.has_value()) << source.error().message;
+  auto normalise = [](std::string text, const std::string& task, int head_dim, bool causal) {
+    auto replace = [&text](const std::string& from, const std::string& to) {
+      const auto at = text.find(from);
+      if (at == std::string::npos) return false;
+      text.replace(at, from.size(), to);
+      return true;
+    };
+    const bool found =
+        replace("// ptxbench: task=" + task + " arch=hopper expect=PASSED\n", "<header>\n") &&
+        replace("\nconstexpr int kTaskHeadDim = " + std::to_string(head_dim) + ";\n",
+                "\n<head dim>\n") &&
+        replace(
+            std::string("\nconstexpr bool kTaskCausal = ") + (causal ? "true" : "false") + ";\n",
+            "\n<causal>\n");
+    return found ? text : std::string("<task lines missing>");
+  };
+  const std::string expected = normalise(*source, "mha_fwd_lse_d128", 128, false);
+  ASSERT_NE(expected, "<task lines missing>");
+  for (int head_dim : {64, 96, 128, 256}) {
+    for (bool causal : {false, true}) {
+      const std::string task =
+          "mha_fwd_lse_d" + std::to_string(head_dim) + (causal ? "_causal" : "");
+      auto text = util::read_file(dir / (task + ".cu"));
+      ASSERT_TRUE(text.has_value()) << text.error().message;
+      EXPECT_EQ(normalise(*text, task, head_dim, causal), expected)
+          << task << ".cu is not mha_fwd_lse_d128.cu with its own task lines: run "
+          << "solutions/hopper/sync-mha-fwd.sh";
     }
   }
 }
@@ -136,8 +179,8 @@ TEST(PtxWrappers, EachFileHoldsExactlyTheBlockOfItsName) {
     EXPECT_EQ(blocks->front().family, entry.path().stem().string());
     families.insert(blocks->front().family);
   }
-  for (const char* family : {"mbarrier", "tma", "wgmma", "fence", "setmaxnreg", "stmatrix",
-                             "cluster", "tcgen05", "mma_sync"}) {
+  for (const char* family : {"mbarrier", "tma", "wgmma", "wgmma_extra", "fence", "setmaxnreg",
+                             "stmatrix", "cluster", "tcgen05", "mma_sync"}) {
     EXPECT_TRUE(families.count(family)) << "missing solutions/ptx/" << family << ".cuh";
   }
 }
