@@ -543,9 +543,7 @@ void run(tvm::ffi::TensorView q, tvm::ffi::TensorView k, tvm::ffi::TensorView v,
   const CUtensorMap v_map = make_tensor_map(v.data_ptr(), rows);
   const int smem_bytes = sizeof(SharedStorage) + 1024;
   cudaFuncSetAttribute(mha_fwd_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
-  const DLDevice device = q.device();
-  const auto stream =
-      static_cast<cudaStream_t>(TVMFFIEnvGetStream(device.device_type, device.device_id));
+  const auto stream = static_cast<cudaStream_t>(TVMFFIEnvGetStream(kDLCUDA, q.device().device_id));
   const dim3 grid(static_cast<unsigned>(seq_len / kBlockQ), static_cast<unsigned>(batch * heads));
   mha_fwd_kernel<<<grid, kThreads, smem_bytes, stream>>>(
       q_map, k_map, v_map, static_cast<bf16*>(o.data_ptr()), static_cast<float*>(lse.data_ptr()),
