@@ -3,11 +3,12 @@
 // Negative control, derived from solutions/simple/mha_fwd_lse_wgmma_causal.cu (the causal form of
 // solutions/simple/mha_fwd_lse_wgmma.cu) with ONE defect: on the diagonal tile the mask tests
 // `column > row + 1` instead of `column > row`, so query i also attends to key i + 1. Only the
-// diagonal tiles are wrong — tiles below it need no mask, tiles above it are skipped — which is
-// why the mistake survives a glance at the output: 63 of every 64 rows of a 4096-row head differ,
-// each by one extra key among up to i + 1.
-// Caught by: correctness -> INCORRECT_NUMERICAL (O and LSE) on every workload; the error is
-// largest in the first rows of a head, where one extra key is a large share of the softmax.
+// diagonal tiles are wrong (tiles below the diagonal need no mask, tiles above it are skipped):
+// 63 of every 64 rows see one extra key. The error is large in the first rows of a head, where
+// one key is a large share of the softmax, and fades in late rows, so a spot check of late rows
+// looks right (measured at S = 512: 1.6 M of 12.6 M O elements and 3,914 of 98,304 LSE values
+// outside atol = rtol = 0.01).
+// Caught by: correctness -> INCORRECT_NUMERICAL (O and LSE) on every workload.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
