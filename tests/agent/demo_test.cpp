@@ -161,5 +161,41 @@ TEST(Demo, TableShowsVerdictsFamiliesAndSkippedStages) {
   EXPECT_EQ(table.find("Skipped"), std::string::npos);
 }
 
+// The project's own solutions directory: the demo replays the attention files beside the GEMM
+// ones, found by their header lines (the expert attention kernels under hopper/ join as they
+// land), each as the model its folder names.
+TEST(Demo, ReplaysTheProjectsAttentionFilesBesideTheGemmOnes) {
+  auto suite = task::load_suite(task::default_tasks_dir());
+  ASSERT_TRUE(suite);
+  const SolutionScan scan = scan_solutions(default_solutions_dir());
+  EXPECT_TRUE(scan.problems.empty()) << scan.problems.front();
+  DemoPlan demo = plan_demo(*suite, scan, prompt::ContextLevel::kNone, "", 2);
+  auto replayed = [&demo](std::string_view model, std::string_view task, arch::Arch arch) {
+    int n = 0;
+    for (const auto& entry : demo.entries) {
+      n += entry.spec.model == model && entry.spec.task->name == task && entry.spec.arch == arch;
+    }
+    return n;
+  };
+  EXPECT_GE(replayed("expert", "gemm_n7168_k5120", arch::Arch::kHopper), 1);
+  EXPECT_GE(replayed("broken", "gemm_n7168_k5120", arch::Arch::kHopper), 6);
+  EXPECT_GE(replayed("expert", "mha_fwd_lse_d128", arch::Arch::kBlackwell), 1);
+  EXPECT_GE(replayed("simple", "mha_fwd_lse_d128", arch::Arch::kHopper), 1);
+  EXPECT_GE(replayed("simple", "mha_fwd_lse_d128_causal", arch::Arch::kHopper), 1);
+  EXPECT_GE(replayed("simple", "mha_bwd_d128", arch::Arch::kHopper), 1);
+  EXPECT_GE(replayed("simple", "mha_bwd_d128_causal", arch::Arch::kHopper), 1);
+  EXPECT_GE(replayed("broken", "mha_fwd_lse_d128", arch::Arch::kHopper), 3);
+  EXPECT_GE(replayed("broken", "mha_fwd_lse_d128_causal", arch::Arch::kHopper), 1);
+  EXPECT_GE(replayed("broken", "mha_bwd_d128", arch::Arch::kHopper), 2);
+  // Every file with a header is replayed (none is skipped for naming an unknown task).
+  std::size_t headed = scan.files.size();
+  EXPECT_EQ(demo.entries.size(), headed);
+
+  // Without a GPU stage only the expert solutions go through; the rest stay listed.
+  const std::size_t set_aside = set_aside_gpu_only(demo, [](arch::Arch) { return false; });
+  EXPECT_GE(set_aside, 13u);
+  for (const auto& entry : demo.entries) EXPECT_EQ(entry.spec.model, "expert");
+}
+
 }  // namespace
 }  // namespace ptxbench::agent

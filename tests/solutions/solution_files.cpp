@@ -36,7 +36,7 @@ util::Expected<SolutionHeader> parse_header(std::string_view text) {
 
 util::Expected<std::vector<SolutionFile>> load_solutions() {
   std::vector<SolutionFile> files;
-  for (const char* folder : {"hopper", "blackwell", "broken"}) {
+  for (const char* folder : {"hopper", "blackwell", "simple", "broken"}) {
     const auto dir = repo_root() / "solutions" / folder;
     if (!std::filesystem::is_directory(dir)) continue;
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {

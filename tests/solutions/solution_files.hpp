@@ -1,6 +1,6 @@
-// The expert solutions and broken controls under solutions/: their header line (task, arch,
-// expected verdict) and the PTX wrapper blocks they embed, whose single source of truth is
-// solutions/ptx/<family>.cuh.
+// The expert solutions, the simple honest kernels and the broken controls under solutions/: their
+// header line (task, arch, expected verdict) and the PTX wrapper blocks they embed, whose single
+// source of truth is solutions/ptx/<family>.cuh.
 #pragma once
 #include <filesystem>
 #include <optional>
@@ -39,8 +39,8 @@ std::filesystem::path ptx_dir();
 // An error names the file and what is wrong with its header.
 util::Expected<SolutionHeader> parse_header(std::string_view text);
 
-// Every .cu under solutions/{hopper,blackwell,broken}, sorted by path; a file whose header does
-// not parse is an error.
+// Every .cu under solutions/{hopper,blackwell,simple,broken}, sorted by path; a file whose header
+// does not parse is an error.
 util::Expected<std::vector<SolutionFile>> load_solutions();
 
 // Blocks in order; unbalanced or mismatched markers are an error.

@@ -1,12 +1,14 @@
 // Every solution compiles with the compile stage's own command for the arch its header names;
 // ptxas reports its resources; the static SASS holds what the file claims: the task's requested
-// families for the expert solutions (and, for Hopper, setmaxnreg, stmatrix, wgmma fences), no
+// families for the expert solutions and the simple kernels (and, for the Hopper experts,
+// setmaxnreg, stmatrix, wgmma fences), the requested families for the attention controls too, no
 // Hopper family at all for the Ampere-style control, and GMMA present (only never executed) in
-// the control whose wgmma path is never taken. The Blackwell solution is only ever checked here.
+// the control whose wgmma path is never taken. The Blackwell solutions are only ever checked here.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <map>
+#include <string_view>
 
 #include "ptxbench/compile/compiler.hpp"
 #include "ptxbench/sass/sass.hpp"
@@ -107,7 +109,11 @@ TEST_F(CompiledSolutions, ExpertSolutionsHoldEveryRequestedFamilyStatically) {
       EXPECT_GT(module->family_count(family), 0) << name << " lacks " << family;
     }
     if (b.file.header.arch == arch::Arch::kHopper) {
+      // The experts are warp-specialised with a stmatrix epilogue; the simple kernels are one
+      // warpgroup that only needs the wgmma fences.
+      const bool expert = name.rfind("hopper/", 0) == 0;
       for (const char* family : {"SETMAXNREG", "STSM", "WARPGROUP"}) {
+        if (!expert && std::string_view(family) != "WARPGROUP") continue;
         EXPECT_GT(module->family_count(family), 0) << name << " lacks " << family;
       }
     } else {
@@ -116,6 +122,26 @@ TEST_F(CompiledSolutions, ExpertSolutionsHoldEveryRequestedFamilyStatically) {
       }
     }
   }
+}
+
+// The attention controls keep every requested family of their base kernel in the SASS, so that
+// their verdict can only come from the defect they plant, not from a missing instruction.
+TEST_F(CompiledSolutions, AttentionControlsHoldTheRequestedFamiliesStatically) {
+  auto suite = task::load_suite(repo_root() / "tasks");
+  ASSERT_TRUE(suite.has_value()) << suite.error().message;
+  int controls = 0;
+  for (const auto& [name, b] : built()) {
+    if (name.rfind("broken/mha_", 0) != 0) continue;
+    ++controls;
+    const auto* module = sass_of(b);
+    if (module == nullptr) GTEST_SKIP() << "no disassembly: " << b.sass.error().message;
+    const task::Task* t = task::find_task(*suite, b.file.header.task);
+    ASSERT_NE(t, nullptr) << b.file.header.task;
+    for (const auto& family : t->requested.at(b.file.header.arch)) {
+      EXPECT_GT(module->family_count(family), 0) << name << " lacks " << family;
+    }
+  }
+  EXPECT_GE(controls, 6);
 }
 
 TEST_F(CompiledSolutions, AmpereControlHasNoHopperFamily) {

@@ -6,7 +6,11 @@
 
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "fenced_block.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
 #include "solution_files.hpp"
@@ -93,6 +97,18 @@ TEST(Solutions, CoverTheControlsTheBenchmarkNeeds) {
   EXPECT_EQ(expect["broken/gemm_wrong_wgmma_swizzle"], "INCORRECT_NUMERICAL");
   EXPECT_EQ(expect["broken/gemm_tail_writes_past_c"], "SANITIZER_ERROR");
   EXPECT_EQ(expect["broken/gemm_producer_phase_deadlock"], "TIMEOUT");
+  // Attention: the simple honest kernels and the controls derived from them.
+  EXPECT_EQ(expect["simple/mha_fwd_lse_wgmma"], "PASSED");
+  EXPECT_EQ(expect["simple/mha_fwd_lse_wgmma_causal"], "PASSED");
+  EXPECT_EQ(expect["simple/mha_bwd_wgmma"], "PASSED");
+  EXPECT_EQ(expect["simple/mha_bwd_wgmma_causal"], "PASSED");
+  EXPECT_EQ(expect["blackwell/mha_fwd_lse_tcgen05"], "NOT_RUN");
+  EXPECT_EQ(expect["broken/mha_fwd_lse_in_log2"], "INCORRECT_NUMERICAL");
+  EXPECT_EQ(expect["broken/mha_fwd_causal_mask_off_by_one"], "INCORRECT_NUMERICAL");
+  EXPECT_EQ(expect["broken/mha_fwd_missing_output_rescale"], "INCORRECT_NUMERICAL");
+  EXPECT_EQ(expect["broken/mha_fwd_staging_race"], "SANITIZER_ERROR");
+  EXPECT_EQ(expect["broken/mha_bwd_tail_tile_past_end"], "SANITIZER_ERROR");
+  EXPECT_EQ(expect["broken/mha_bwd_dq_without_atomics"], "INCORRECT_NUMERICAL");
   for (const auto& [name, verdict] : expect) {
     if (name.rfind("broken/", 0) == 0) {
       EXPECT_NE(verdict, "PASSED") << name;
@@ -156,6 +172,60 @@ TEST(BrokenControls, DifferFromTheExpertKernelOnlyByTheirDefect) {
     EXPECT_EQ(changed_code_lines(*expert, *control), lines)
         << name << " is no longer the expert kernel plus its one defect: carry the expert's "
         << "change into it (or, for a new defect, update this count)";
+  }
+}
+
+// The attention controls are derived the same way from the simple honest kernels in
+// solutions/simple/ (which the GPU test proves correct), and so are the causal forms of those.
+TEST(BrokenControls, AttentionControlsDifferFromTheirSimpleKernelOnlyByTheirDefect) {
+  struct Derived {
+    std::string file;  // under solutions/
+    std::string base;  // under solutions/
+    int lines;
+  };
+  const std::vector<Derived> derived = {
+      {"simple/mha_fwd_lse_wgmma_causal", "simple/mha_fwd_lse_wgmma", 2},
+      {"simple/mha_bwd_wgmma_causal", "simple/mha_bwd_wgmma", 2},
+      {"broken/mha_fwd_lse_in_log2", "simple/mha_fwd_lse_wgmma", 2},
+      {"broken/mha_fwd_missing_output_rescale", "simple/mha_fwd_lse_wgmma", 4},
+      {"broken/mha_fwd_staging_race", "simple/mha_fwd_lse_wgmma", 1},
+      {"broken/mha_fwd_causal_mask_off_by_one", "simple/mha_fwd_lse_wgmma_causal", 2},
+      {"broken/mha_bwd_tail_tile_past_end", "simple/mha_bwd_wgmma", 2},
+      {"broken/mha_bwd_dq_without_atomics", "simple/mha_bwd_wgmma", 2}};
+  const auto root = repo_root() / "solutions";
+  for (const auto& d : derived) {
+    auto base = util::read_file(root / (d.base + ".cu"));
+    ASSERT_TRUE(base.has_value()) << base.error().message;
+    auto file = util::read_file(root / (d.file + ".cu"));
+    ASSERT_TRUE(file.has_value()) << file.error().message;
+    EXPECT_EQ(changed_code_lines(*base, *file), d.lines)
+        << d.file << " is no longer " << d.base << " plus its one change: carry the base's edit "
+        << "into it (or, for a new defect, update this count)";
+  }
+}
+
+// The attention worked examples of the `examples` context level are these files verbatim (less
+// the header line and the empty comment line after it), so what a model is shown is what the GPU
+// test evaluates (Hopper) or what this suite compiles and checks statically (Blackwell).
+TEST(ContextExamples, AttentionExamplesAreTheSolutionFilesVerbatim) {
+  const std::vector<std::pair<std::string, std::string>> examples = {
+      {"context/hopper/examples.md", "solutions/simple/mha_fwd_lse_wgmma.cu"},
+      {"context/hopper/examples.md", "solutions/simple/mha_bwd_wgmma.cu"},
+      {"context/blackwell/examples.md", "solutions/blackwell/mha_fwd_lse_tcgen05.cu"}};
+  for (const auto& [document, file] : examples) {
+    auto markdown = util::read_file(repo_root() / document);
+    ASSERT_TRUE(markdown.has_value()) << markdown.error().message;
+    auto source = util::read_file(repo_root() / file);
+    ASSERT_TRUE(source.has_value()) << source.error().message;
+    const auto second_newline = source->find('\n', source->find('\n') + 1);
+    ASSERT_NE(second_newline, std::string::npos) << file;
+    const std::string body = source->substr(second_newline + 1);
+    bool found = false;
+    for (const auto& block : context_docs::fenced_blocks(*markdown)) {
+      found = found || block.code == body;
+    }
+    EXPECT_TRUE(found) << document << " has no block equal to " << file
+                       << " from its third line on (refresh the block from the file)";
   }
 }
 

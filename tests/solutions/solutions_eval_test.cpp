@@ -2,12 +2,14 @@
 // kernel would, and must end with the verdict its header names. This is what makes the controls
 // controls: the expert kernel must pass every stage with its families verified, and each broken
 // one must be stopped by the stage its comment names (sanitize, correctness, dynamic SASS,
-// timeout). Skips, with the reason, where the GPU stages cannot run.
+// timeout), and a PASSED record must show every requested instruction family executed
+// substantially. Skips, with the reason, where the GPU stages cannot run.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <regex>
 
+#include "ptxbench/eval/evaluation_json.hpp"
 #include "ptxbench/util/process.hpp"
 #include "solution_files.hpp"
 
@@ -65,6 +67,25 @@ TEST_P(EvaluatedSolution, ReachesTheVerdictItsHeaderNames) {
                  << "; record it in docs/gpu-results/expert-gemm.md and update the header";
   }
   EXPECT_EQ(verdict, solution->header.expect) << solution->path << "\n" << result.stdout_text;
+  if (verdict != "PASSED") return;
+
+  // PASSED means the requested families executed substantially; check the record says so for
+  // every one of the task's requested families, not only that the verdict name matches.
+  const std::string first_line = result.stdout_text.substr(0, result.stdout_text.find('\n'));
+  const auto json = nlohmann::json::parse(first_line, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(json.is_discarded()) << "the first line of --json output is no JSON record";
+  auto evaluation = eval::evaluation_from_json(json);
+  ASSERT_TRUE(evaluation.has_value()) << evaluation.error().message;
+  int requested = 0;
+  for (const auto& family : evaluation->families) {
+    if (!family.requested) continue;
+    ++requested;
+    EXPECT_TRUE(family.executed_count.has_value() && *family.executed_count > 0)
+        << solution->path << ": " << family.family << " was not measured as executed";
+    EXPECT_TRUE(family.substantial)
+        << solution->path << ": " << family.family << " did not carry its share of the work";
+  }
+  EXPECT_GT(requested, 0) << solution->path << ": the record lists no requested family";
 }
 
 INSTANTIATE_TEST_SUITE_P(Solutions, EvaluatedSolution, ::testing::ValuesIn(solution_paths()),

@@ -265,7 +265,7 @@ std::string render_demo_table(const std::vector<DemoEntry>& entries,
   }
   if (!set_aside.empty()) {
     out += fmt::format(
-        "Not replayed here: {} broken variant(s) whose expected verdict only the GPU stages can "
+        "Not replayed here: {} non-expert file(s) whose expected verdict only the GPU stages can "
         "show (`ptxbench demo --all` replays them anyway).\n",
         set_aside.size());
   }

@@ -33,8 +33,9 @@ DemoPlan plan_demo(const std::vector<task::Task>& suite, const SolutionScan& sca
                    prompt::ContextLevel context, const std::filesystem::path& context_dir,
                    int concurrency);
 
-// Where no GPU stage can run for an arch, a broken variant's expected verdict (a GPU-stage
-// verdict) cannot be shown: compiling it would only repeat NOT_RUN. Those entries move to
+// Where no GPU stage can run for an arch, the expected verdict of a non-expert file (a broken
+// variant or a simple kernel; a GPU-stage verdict) cannot be shown: compiling it would only
+// repeat NOT_RUN. Those entries move to
 // set_aside (still rows of the table) and out of the plan; the expert solutions always run.
 // Returns how many were set aside.
 std::size_t set_aside_gpu_only(DemoPlan& demo, const std::function<bool(arch::Arch)>& gpu_runs);

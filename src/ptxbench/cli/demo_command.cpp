@@ -94,7 +94,7 @@ int run_demo(const DemoOptions& options) {
     auto gpu_runs = [&](arch::Arch arch) { return evaluations->gpu_stages_available(arch, why); };
     if (const auto n = agent::set_aside_gpu_only(demo, gpu_runs); n > 0) {
       fmt::print(
-          "  note: {} broken variant(s) not replayed: {}: GPU stages not run (--all "
+          "  note: {} non-expert file(s) not replayed: {}: GPU stages not run (--all "
           "replays them)\n",
           n, why);
     }
