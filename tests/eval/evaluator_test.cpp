@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -461,6 +463,51 @@ TEST_F(EvaluatorTest, AFailingSinkEndsTheCallWithItsException) {
   EXPECT_THROW(evaluator.evaluate_many(
                    task_, arch::Arch::kHopper, numbered_replies(3),
                    [](std::size_t, const Evaluation&) { throw std::runtime_error("disk full"); }),
+               std::runtime_error);
+}
+
+// A service's stream: candidates of any arch come one by one; the first verdicts reach the sink
+// while the source still holds the stream open, and each comes back under the caller's id.
+TEST_F(EvaluatorTest, AStreamIsJudgedWhileItIsStillOpen) {
+  auto gpu = std::make_shared<FakeGpu>();
+  Evaluator evaluator({.jobs = 2}, tools_, gpu);
+  std::mutex mutex;
+  std::condition_variable judged;
+  std::map<std::size_t, arch::Arch> verdicts;
+  std::size_t given = 0;
+  bool open_when_judged = false;
+  auto next = [&]() -> std::optional<StreamCandidate> {
+    std::unique_lock lock(mutex);
+    if (given == 2) {
+      open_when_judged =
+          judged.wait_for(lock, std::chrono::seconds(20), [&] { return verdicts.size() == 2; });
+    }
+    if (given == 3) return std::nullopt;
+    const auto arch = given == 1 ? arch::Arch::kBlackwell : arch::Arch::kHopper;
+    auto input = reply("int v" + std::to_string(given) + ";");
+    return StreamCandidate{.id = 100 + given++, .task = &task_, .arch = arch, .input = input};
+  };
+  evaluator.evaluate_stream(next, [&](std::size_t id, const Evaluation& e) {
+    std::lock_guard lock(mutex);
+    EXPECT_NE(e.verdict, Verdict::kInternalError) << e.message;
+    EXPECT_FALSE(e.created_at.empty());
+    verdicts[id] = e.arch;
+    judged.notify_all();
+  });
+  EXPECT_TRUE(open_when_judged) << "no verdict came before the stream ended";
+  EXPECT_EQ(verdicts, (std::map<std::size_t, arch::Arch>{{100, arch::Arch::kHopper},
+                                                         {101, arch::Arch::kBlackwell},
+                                                         {102, arch::Arch::kHopper}}));
+  EXPECT_EQ(tools_->compiles, 3);
+}
+
+TEST_F(EvaluatorTest, AFailingSourceEndsTheStreamWithItsException) {
+  Evaluator evaluator({.jobs = 2}, tools_, nullptr);
+  EXPECT_THROW(evaluator.evaluate_stream(
+                   []() -> std::optional<StreamCandidate> {
+                     throw std::runtime_error("journal unreadable");
+                   },
+                   [](std::size_t, const Evaluation&) {}),
                std::runtime_error);
 }
 

@@ -152,11 +152,11 @@ struct Evaluator::Impl {
     return root / fmt::format("{:03}-{}", index, safe_name(input.source_name));
   }
 
-  StaticOutcome static_stages(const task::Task& task, arch::Arch arch,
-                              const CandidateInput& input) {
+  StaticOutcome static_stages(const task::Task& task, arch::Arch arch, const CandidateInput& input,
+                              const std::filesystem::path& dir) {
     const auto start = Clock::now();
     try {
-      auto outcome = run_static_stages(task, arch, input, static_context(), candidate_dir(input));
+      auto outcome = run_static_stages(task, arch, input, static_context(), dir);
       outcome.evaluation.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
       return outcome;
     } catch (const std::exception& e) {
@@ -183,19 +183,34 @@ struct Evaluator::Impl {
     }
     e.wall_seconds += std::chrono::duration<double>(Clock::now() - start).count();
   }
+
+  // Called with each final verdict, one call at a time; may take the evaluation.
+  using Delivery = std::function<void(std::size_t id, Evaluation& evaluation)>;
+  // Compile threads take candidates from `next` and run stages 1-4; the GPU slots run stages
+  // 5-8 of what has compiled; `deliver` gets each final verdict. Returns how many were
+  // delivered once every thread is joined; rethrows what `next` or `deliver` threw.
+  std::size_t run_pipeline(int jobs, const CandidateSource& next, const Delivery& deliver);
 };
 
 namespace {
 
-// The hand-over between the compile threads and the GPU slots of one evaluate_pairs call.
+// A candidate between its compile and its verdict.
+struct TakenCandidate {
+  StreamCandidate candidate;
+  std::string created_at;     // when a compile thread took it
+  std::filesystem::path dir;  // its artefacts
+  StaticOutcome outcome;
+};
+
+// The hand-over between the compile threads and the GPU slots of one pipeline.
 class CandidateQueue {
  public:
   explicit CandidateQueue(int producers) : producers_left_(producers) {}
 
-  void push(std::size_t index) {
+  void push(std::unique_ptr<TakenCandidate> taken) {
     {
       std::lock_guard lock(mutex_);
-      ready_.push_back(index);
+      ready_.push_back(std::move(taken));
     }
     changed_.notify_one();
   }
@@ -206,19 +221,19 @@ class CandidateQueue {
     }
     changed_.notify_all();
   }
-  // The next compiled candidate; nullopt once every producer is done and the queue is empty, or
+  // The next compiled candidate; null once every producer is done and the queue is empty, or
   // when `stop` says so (checked a few times a second).
   template <class Stop>
-  std::optional<std::size_t> pop(const Stop& stop) {
+  std::unique_ptr<TakenCandidate> pop(const Stop& stop) {
     std::unique_lock lock(mutex_);
     for (;;) {
-      if (stop()) return std::nullopt;
+      if (stop()) return nullptr;
       if (!ready_.empty()) {
-        const std::size_t index = ready_.front();
+        auto taken = std::move(ready_.front());
         ready_.pop_front();
-        return index;
+        return taken;
       }
-      if (producers_left_ == 0) return std::nullopt;
+      if (producers_left_ == 0) return nullptr;
       changed_.wait_for(lock, std::chrono::milliseconds(200));
     }
   }
@@ -226,7 +241,7 @@ class CandidateQueue {
  private:
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<std::size_t> ready_;
+  std::deque<std::unique_ptr<TakenCandidate>> ready_;
   int producers_left_;
 };
 
@@ -274,74 +289,120 @@ std::vector<Evaluation> Evaluator::evaluate_many(const task::Task& task, arch::A
   return evaluate_pairs(arch, pairs, sink);
 }
 
-std::vector<Evaluation> Evaluator::evaluate_pairs(arch::Arch arch,
-                                                  const std::vector<TaskCandidate>& pairs,
-                                                  const VerdictSink& sink) {
-  for (const auto& pair : pairs) PTXBENCH_CHECK(pair.task != nullptr, "a candidate without a task");
-  const std::string created_at = utc_now_iso8601();
-  const std::size_t count = pairs.size();
-  std::vector<StaticOutcome> outcomes(count);
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int jobs = std::clamp(impl_->options.jobs > 0 ? impl_->options.jobs : cores, 1,
-                              static_cast<int>(std::max<std::size_t>(1, count)));
-  const std::size_t slots = std::max<std::size_t>(1, impl_->gpu_slots.size());
-
-  std::mutex sink_mutex;
-  std::vector<bool> judged(count, false);
-  std::exception_ptr sink_error;
-  std::atomic<bool> abandon{false};  // the sink failed: stop starting new work
+std::size_t Evaluator::Impl::run_pipeline(int jobs, const CandidateSource& next,
+                                          const Delivery& deliver) {
+  std::mutex source_mutex, deliver_mutex;
+  bool ended = false;  // `next` returned nullopt: it is not called again
+  std::exception_ptr error;
+  std::atomic<bool> abandon{false};  // `next` or `deliver` failed: stop starting new work
+  std::size_t delivered = 0;
   auto stopping = [&] { return abandon.load() || util::children_stopped(); };
+  auto fail = [&] {
+    std::lock_guard lock(deliver_mutex);
+    if (!error) error = std::current_exception();
+    abandon = true;
+  };
+  auto take = [&]() -> std::optional<StreamCandidate> {
+    std::lock_guard lock(source_mutex);
+    if (ended || stopping()) return std::nullopt;
+    try {
+      auto candidate = next();
+      if (!candidate) ended = true;
+      if (candidate) PTXBENCH_CHECK(candidate->task != nullptr, "a candidate without a task");
+      return candidate;
+    } catch (...) {
+      ended = true;
+      fail();
+      return std::nullopt;
+    }
+  };
 
-  // The verdict is final: message, timestamp, and the sink. Once ptxbench is stopping, a verdict
-  // may stem from a child we killed, so nothing more is reported.
-  auto finish = [&](std::size_t i) {
+  // The verdict is final: message, timestamp, and the delivery. Once ptxbench is stopping, a
+  // verdict may stem from a child we killed, so nothing more is delivered.
+  auto finish = [&](TakenCandidate& taken) {
     if (stopping()) return;
-    Evaluation& e = outcomes[i].evaluation;
-    e.created_at = created_at;
-    e.sandbox = impl_->options.sandbox;
+    Evaluation& e = taken.outcome.evaluation;
+    e.created_at = taken.created_at;
+    e.sandbox = options.sandbox;
     fill_message(e);
     e.message = first_line(e.message);
-    std::lock_guard lock(sink_mutex);
-    judged[i] = true;
-    if (!sink || sink_error) return;
+    std::lock_guard lock(deliver_mutex);
+    if (abandon) return;
     try {
-      sink(i, e);
+      deliver(taken.candidate.id, e);
+      ++delivered;
     } catch (...) {
-      sink_error = std::current_exception();
+      if (!error) error = std::current_exception();
       abandon = true;
     }
   };
 
   CandidateQueue compiled(jobs);
-  std::atomic<std::size_t> next{0};
   auto compile_work = [&] {
-    for (std::size_t i = next++; i < count && !stopping(); i = next++) {
-      outcomes[i] = impl_->static_stages(*pairs[i].task, arch, pairs[i].input);
-      compiled.push(i);
+    while (auto candidate = take()) {
+      auto taken = std::make_unique<TakenCandidate>(
+          TakenCandidate{.candidate = std::move(*candidate), .created_at = utc_now_iso8601()});
+      const auto& c = taken->candidate;
+      taken->dir = candidate_dir(c.input);
+      taken->outcome = static_stages(*c.task, c.arch, c.input, taken->dir);
+      compiled.push(std::move(taken));
     }
     compiled.producer_done();
   };
   auto gpu_work = [&](std::size_t slot) {
-    while (auto i = compiled.pop(stopping)) {
-      impl_->gpu_stages(slot, arch, *pairs[*i].task, outcomes[*i]);
-      finish(*i);
+    while (auto taken = compiled.pop(stopping)) {
+      gpu_stages(slot, taken->candidate.arch, *taken->candidate.task, taken->outcome);
+      finish(*taken);
+      // Artefacts nobody asked to keep go with the verdict: a service's stream never ends.
+      if (temp_dir) {
+        std::error_code ignored;
+        std::filesystem::remove_all(taken->dir, ignored);
+      }
     }
   };
   {
+    const std::size_t slots = std::max<std::size_t>(1, gpu_slots.size());
     std::vector<std::jthread> threads;
     for (int j = 0; j < jobs; ++j) threads.emplace_back(compile_work);
     for (std::size_t slot = 0; slot < slots; ++slot) threads.emplace_back(gpu_work, slot);
   }  // joins every thread
-  if (sink_error) std::rethrow_exception(sink_error);
-  if (util::children_stopped()) {
-    throw util::Stopped(fmt::format("stopped with {} of {} candidates judged",
-                                    std::count(judged.begin(), judged.end(), true), count));
-  }
+  if (error) std::rethrow_exception(error);
+  return delivered;
+}
 
-  std::vector<Evaluation> evaluations;
-  evaluations.reserve(count);
-  for (auto& outcome : outcomes) evaluations.push_back(std::move(outcome.evaluation));
+std::vector<Evaluation> Evaluator::evaluate_pairs(arch::Arch arch,
+                                                  const std::vector<TaskCandidate>& pairs,
+                                                  const VerdictSink& sink) {
+  for (const auto& pair : pairs) PTXBENCH_CHECK(pair.task != nullptr, "a candidate without a task");
+  const std::size_t count = pairs.size();
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = std::clamp(impl_->options.jobs > 0 ? impl_->options.jobs : cores, 1,
+                              static_cast<int>(std::max<std::size_t>(1, count)));
+  std::vector<Evaluation> evaluations(count);
+  std::size_t next = 0;
+  const std::size_t judged = impl_->run_pipeline(
+      jobs,
+      [&]() -> std::optional<StreamCandidate> {
+        if (next == count) return std::nullopt;
+        const auto& pair = pairs[next];
+        return StreamCandidate{.id = next++, .task = pair.task, .arch = arch, .input = pair.input};
+      },
+      [&](std::size_t index, Evaluation& e) {
+        if (sink) sink(index, e);
+        evaluations[index] = std::move(e);
+      });
+  if (util::children_stopped())
+    throw util::Stopped(fmt::format("stopped with {} of {} candidates judged", judged, count));
   return evaluations;
+}
+
+void Evaluator::evaluate_stream(const CandidateSource& next, const VerdictSink& sink) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = std::max(1, impl_->options.jobs > 0 ? impl_->options.jobs : cores);
+  impl_->run_pipeline(jobs, next, [&](std::size_t id, Evaluation& e) {
+    if (sink) sink(id, e);
+  });
+  if (util::children_stopped()) throw util::Stopped("stopped while evaluating a stream");
 }
 
 }  // namespace ptxbench::eval

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,19 @@ struct TaskCandidate {
   const task::Task* task = nullptr;  // never null; outlives the call
   CandidateInput input;
 };
+
+// One candidate of a stream (Evaluator::evaluate_stream): any task, any arch; `id` is the
+// caller's, handed back to the sink with the verdict.
+struct StreamCandidate {
+  std::size_t id = 0;
+  const task::Task* task = nullptr;  // never null; outlives the verdict
+  arch::Arch arch = arch::Arch::kHopper;
+  CandidateInput input;
+};
+
+// Blocks until the next candidate of a stream is known; nullopt ends the stream. Called from the
+// compile threads one call at a time, and never again once it returned nullopt.
+using CandidateSource = std::function<std::optional<StreamCandidate>()>;
 
 struct EvaluatorOptions {
   std::filesystem::path work_dir;  // build artefacts (a temp dir when empty)
@@ -72,6 +86,12 @@ class Evaluator {
   // util::Stopped once the threads are joined; the verdicts the sink got before stay valid.
   std::vector<Evaluation> evaluate_pairs(arch::Arch arch, const std::vector<TaskCandidate>& pairs,
                                          const VerdictSink& sink = {});
+  // The same pipeline for a service: a compile thread takes the next candidate from `next`
+  // whenever it is free, while the GPU slots judge those compiled; each verdict goes to `sink`
+  // (its index is the candidate's id). Returns once `next` ended the stream and every candidate
+  // taken is judged. When ptxbench is stopping it throws util::Stopped once the threads are
+  // joined: the candidates taken whose verdicts the sink did not get have none.
+  void evaluate_stream(const CandidateSource& next, const VerdictSink& sink);
 
  private:
   struct Impl;
