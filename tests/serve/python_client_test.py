@@ -25,7 +25,8 @@ class PythonClientTest(unittest.TestCase):
         (root / "tokens").write_text(f"python {TOKEN} 4\n")
         port_file = root / "port"
         cls.serve = subprocess.Popen(
-            [os.environ["PTXBENCH_EXE"], "serve", "--no-gpu", "--port", "0",
+            [os.environ["PTXBENCH_EXE"], "serve", "--no-gpu", "--sandbox", "best-effort",
+             "--port", "0",
              "--port-file", str(port_file), "--journal", str(root / "journal"),
              "--tokens", str(root / "tokens")])
         for _ in range(600):

@@ -1,146 +1,170 @@
-// `ptxbench serve --no-gpu` as a separate process: SIGTERM while the second of three
-// evaluations compiles exits 0 with the first recorded and the other two (the one stopped
-// under way included) accepted in the journal; the next start runs exactly those two, and the
-// first is not run again.
-#include <httplib.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
+// `ptxbench serve` as a separate process, draining on SIGTERM, with a stand-in nvcc that is
+// slow (it logs each call with the candidate's marker and its pid): the evaluation under way
+// finishes and is recorded, new submissions get 503 with Retry-After, the queued one stays in
+// the journal and runs exactly once after a restart; an evaluation that outlasts
+// --drain-timeout is stopped and stays queued. Either way the process exits 0 and leaves no
+// child process and no temporary folder.
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <filesystem>
-#include <thread>
+#include <fstream>
+#include <utility>
+#include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "ptxbench/compile/compiler.hpp"
-#include "ptxbench/prompt/abi_example.hpp"
-#include "ptxbench/util/fs.hpp"
-
-extern char** environ;
+#include "serve_process.hpp"
 
 namespace ptxbench::serve {
 namespace {
 namespace fs = std::filesystem;
+using namespace ptxbench::testing;
 using nlohmann::json;
-constexpr const char* kToken = "process-test-token-0123456789";
 
-// The service process; killed (SIGKILL) if a test leaves it running.
-class ServeProcess {
- public:
-  ServeProcess(const fs::path& dir) : port_file_(dir / "port") {
-    fs::remove(port_file_);
-    std::vector<std::string> args{PTXBENCH_EXE,
-                                  "serve",
-                                  "--no-gpu",
-                                  "--workers",
-                                  "1",
-                                  "--port",
-                                  "0",
-                                  "--port-file",
-                                  port_file_.string(),
-                                  "--journal",
-                                  (dir / "journal").string(),
-                                  "--tokens",
-                                  (dir / "tokens").string()};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (posix_spawn(&pid_, argv[0], nullptr, nullptr, argv.data(), environ) != 0) pid_ = -1;
-  }
-  ~ServeProcess() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  ServeProcess(const ServeProcess&) = delete;
-  ServeProcess& operator=(const ServeProcess&) = delete;
-
-  // The port once the service listens, 0 after 60 s.
-  int wait_port() const {
-    for (int i = 0; i < 600; ++i) {
-      if (auto text = util::read_file(port_file_); text && !text->empty()) return std::stoi(*text);
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return 0;
-  }
-  // SIGTERM, then the exit status (-1 when it did not exit normally).
-  int terminate() {
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-
- private:
-  fs::path port_file_;
-  pid_t pid_ = -1;
-};
-
-std::size_t files_in(const fs::path& dir) {
-  return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), {}));
+// A folder with a stand-in `nvcc`: it answers --version, appends "MARKER PID" of the candidate in
+// its working directory to `log`, runs `body`, then answers `-M` with an empty rule and fails
+// every compile (the candidate's verdict is COMPILE_ERROR, after one call). The tests run with --sandbox off:
+// the sandbox's own user may not execute a file in the test's owner-only folder.
+fs::path stand_in_nvcc(const fs::path& dir, const fs::path& log, const std::string& body) {
+  const auto bin = dir / "bin";
+  fs::create_directories(bin);
+  util::write_file_atomic(
+      bin / "nvcc",
+      "#!/bin/sh\n"
+      "if [ \"$1\" = --version ]; then echo 'release 13.0'; exit 0; fi\n"
+      "echo \"$(grep -o 'job-[0-9]*' candidate.cu | head -1) $$\" >> " +
+          log.string() + "\n" + body +
+          "for a in \"$@\"; do [ \"$a\" = -M ] && { echo 'candidate.o : candidate.cu'; exit 0; }; "
+          "done\n"
+          "echo 'candidate.cu(1): error: the stand-in compiles nothing' >&2\nexit 1\n");
+  fs::permissions(bin / "nvcc", fs::perms::owner_all);
+  return bin;
 }
 
-TEST(ServeProcess, SigtermDrainsAndARestartRunsWhatStayedQueuedOnce) {
-  if (!compile::find_nvcc()) GTEST_SKIP() << "nvcc not installed: the static stages need it";
-  util::TempDir dir;
-  util::write_file_atomic(dir.path() / "tokens", std::string("tester ") + kToken + " 8\n");
-  const auto journal = dir.path() / "journal";
-  std::vector<std::string> ids;
+// The log's lines as (marker, pid).
+std::vector<std::pair<std::string, pid_t>> calls(const fs::path& log) {
+  std::vector<std::pair<std::string, pid_t>> out;
+  std::ifstream in(log);
+  std::string marker;
+  pid_t pid = 0;
+  while (in >> marker >> pid) out.emplace_back(marker, pid);
+  return out;
+}
+
+int calls_for(const fs::path& log, const std::string& marker) {
+  int count = 0;
+  for (const auto& [m, pid] : calls(log)) count += m == marker;
+  return count;
+}
+
+// Whether the process still runs (a zombie waiting for its reaper does not), asked for up to
+// five seconds: a killed process needs a moment to die.
+bool alive(pid_t pid) {
+  for (int i = 0; i < 100; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string pid_field, name, state;
+    if (pid <= 0 || !(stat >> pid_field >> name >> state) || state == "Z") return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
+class ServeDrain : public ::testing::Test {
+ protected:
+  // The stand-in with `body`, PATH and TMPDIR of the service set to the test's folders.
+  std::map<std::string, std::string> environment(const std::string& body) {
+    const auto bin = stand_in_nvcc(dir_.path(), log_, body);
+    fs::create_directories(tmp_);
+    return {{"PATH", bin.string() + ":/usr/bin:/bin"}, {"TMPDIR", tmp_.string()}};
+  }
+  void expect_nothing_left() {
+    for (const auto& [marker, pid] : calls(log_)) EXPECT_FALSE(alive(pid)) << marker;
+    EXPECT_TRUE(fs::is_empty(tmp_)) << "a temporary folder was left behind";
+    EXPECT_EQ(files_in(journal_ / "running"), 0u);
+  }
+  util::TempDir dir_;
+  fs::path log_ = dir_.path() / "nvcc.log", tmp_ = dir_.path() / "tmp",
+           journal_ = dir_.path() / "journal";
+  std::vector<std::string> flags_{"--no-gpu", "--workers", "1", "--sandbox", "off"};
+};
+
+TEST_F(ServeDrain, SigtermLetsTheEvaluationUnderWayFinishAndKeepsTheQueuedOneForARestart) {
+  const auto env = environment("sleep 3\n");
+  std::string running_id, queued_id;
   {
-    ServeProcess serve(dir.path());
+    ServeProcess serve(dir_.path(), flags_, env);
     const int port = serve.wait_port();
     ASSERT_GT(port, 0);
-    httplib::Client http("127.0.0.1", port);
-    http.set_bearer_token_auth(kToken);
-    for (int i = 0; i < 3; ++i) {
-      const json body{
-          {"task", "gemm_n7168_k5120"},
-          {"arch", "hopper"},
-          {"code", std::string(prompt::abi_example()) + "\n// copy " + std::to_string(i)}};
-      auto submitted = http.Post("/v1/evaluations", body.dump(), "application/json");
-      ASSERT_TRUE(submitted);
-      ASSERT_EQ(submitted->status, 202) << submitted->body;
-      ids.push_back(json::parse(submitted->body)["id"]);
-    }
-    // Wait until the first is done and the second is being compiled, then stop the service.
-    for (int i = 0;
-         i < 6000 && !(files_in(journal / "done") == 1 && files_in(journal / "running") == 1); ++i)
+    auto http = serve.client(port);
+    running_id = submit_code(*http, "int x; // job-1\n");
+    queued_id = submit_code(*http, "int x; // job-2\n");
+    ASSERT_FALSE(running_id.empty());
+    ASSERT_FALSE(queued_id.empty());
+    for (int i = 0; i < 300 && calls(log_).empty(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_EQ(calls_for(log_, "job-1"), 1) << "the first evaluation never reached nvcc";
+    serve.signal(SIGTERM);
+    json health = json::object();
+    for (int i = 0; i < 100 && health.value("status", "") != "draining"; ++i) {
+      auto got = http->Get("/v1/health");
+      if (got) health = json::parse(got->body);
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    ASSERT_EQ(files_in(journal / "done"), 1u);
+    }
+    ASSERT_EQ(health.value("status", ""), "draining");
+    const json late{{"task", "gemm_n7168_k5120"}, {"arch", "hopper"}, {"code", "int y;"}};
+    auto refused = http->Post("/v1/evaluations", late.dump(), "application/json");
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->status, 503) << refused->body;
+    EXPECT_FALSE(refused->get_header_value("Retry-After").empty());
+    EXPECT_EQ(serve.wait_exit(), 0);
+  }
+  // The evaluation under way was finished and recorded; the queued one never started.
+  auto done = util::read_file(journal_ / "done" / (running_id + ".json"));
+  ASSERT_TRUE(done.has_value()) << "the evaluation under way was not recorded";
+  EXPECT_EQ(json::parse(*done)["record"]["verdict"], "COMPILE_ERROR");
+  EXPECT_TRUE(fs::exists(journal_ / "accepted" / (queued_id + ".json")));
+  EXPECT_EQ(files_in(journal_ / "done"), 1u);
+  const int per_evaluation = calls_for(log_, "job-1");  // nvcc calls of one evaluation
+  EXPECT_GE(per_evaluation, 1);
+  EXPECT_EQ(calls_for(log_, "job-2"), 0);
+  expect_nothing_left();
+
+  {
+    ServeProcess serve(dir_.path(), flags_, env);
+    const int port = serve.wait_port();
+    ASSERT_GT(port, 0);
+    auto http = serve.client(port);
+    EXPECT_EQ(poll_done(*http, queued_id)["record"]["verdict"], "COMPILE_ERROR");
+    EXPECT_EQ(poll_done(*http, running_id)["record"]["verdict"], "COMPILE_ERROR");
     EXPECT_EQ(serve.terminate(), 0);
   }
-  EXPECT_EQ(files_in(journal / "running"), 0u);
-  EXPECT_EQ(files_in(journal / "done"), 1u);      // the first, recorded
-  EXPECT_EQ(files_in(journal / "accepted"), 2u);  // the stopped second and the third
-  const auto first_done = util::read_file(journal / "done" / (ids[0] + ".json"));
-  ASSERT_TRUE(first_done.has_value());
+  EXPECT_EQ(calls_for(log_, "job-1"), per_evaluation) << "the recorded evaluation ran again";
+  EXPECT_EQ(calls_for(log_, "job-2"), per_evaluation)
+      << "the queued evaluation did not run exactly once";
+  EXPECT_EQ(files_in(journal_ / "done"), 2u);
+  EXPECT_EQ(files_in(journal_ / "accepted"), 0u);
+  expect_nothing_left();
+}
 
-  ServeProcess serve(dir.path());
-  const int port = serve.wait_port();
-  ASSERT_GT(port, 0);
-  httplib::Client http("127.0.0.1", port);
-  http.set_bearer_token_auth(kToken);
-  for (const auto& id : ids) {
-    json polled;
-    for (int i = 0; i < 1200; ++i) {
-      polled = json::parse(http.Get(("/v1/evaluations/" + id).c_str())->body);
-      if (polled["state"] == "done") break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    ASSERT_EQ(polled["state"], "done") << id;
-    EXPECT_EQ(polled["record"]["verdict"], "NOT_RUN") << polled.dump(2);
+TEST_F(ServeDrain, AnEvaluationThatOutlastsTheDrainTimeoutIsStoppedAndStaysQueued) {
+  // nvcc starts a child of its own and waits: the whole group must go.
+  const auto env = environment("sleep 300 &\necho \"child $!\" >> " + log_.string() + "\nwait\n");
+  flags_.insert(flags_.end(), {"--drain-timeout", "1"});
+  std::string id;
+  {
+    ServeProcess serve(dir_.path(), flags_, env);
+    const int port = serve.wait_port();
+    ASSERT_GT(port, 0);
+    id = submit_code(*serve.client(port), "int x; // job-1\n");
+    ASSERT_FALSE(id.empty());
+    for (int i = 0; i < 300 && calls(log_).size() < 2; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_EQ(calls(log_).size(), 2u) << "nvcc and its child never started";
+    const auto start = std::chrono::steady_clock::now();
+    serve.signal(SIGTERM);
+    EXPECT_EQ(serve.wait_exit(), 0);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
   }
-  EXPECT_EQ(files_in(journal / "done"), 3u);
-  EXPECT_EQ(files_in(journal / "accepted"), 0u);
-  // The job done before the restart was not run again: its record is byte for byte the same.
-  EXPECT_EQ(*util::read_file(journal / "done" / (ids[0] + ".json")), *first_done);
-  EXPECT_EQ(serve.terminate(), 0);
+  EXPECT_TRUE(fs::exists(journal_ / "accepted" / (id + ".json")));
+  EXPECT_EQ(files_in(journal_ / "done"), 0u);
+  expect_nothing_left();
 }
 
 }  // namespace

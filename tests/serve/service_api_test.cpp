@@ -2,6 +2,8 @@
 // submit/poll/stream, authentication, size limits, 429s and the drain's 503.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "ptxbench/eval/evaluation_json.hpp"
 #include "service_harness.hpp"
 
@@ -131,6 +133,9 @@ TEST(ServiceApi, PerClientLimitAndFullQueueGet429) {
   EXPECT_EQ(submit(*trainer, 4), 202);
   EXPECT_EQ(submit(*trainer, 5), 202);
   EXPECT_EQ(submit(*trainer, 6), 429);  // the queue holds 3
+  auto refused =
+      trainer->Post("/v1/evaluations", submission(pass_reply(1, 7)).dump(), "application/json");
+  EXPECT_EQ(refused->get_header_value("Retry-After"), "5");
   evaluator.open();
 }
 
@@ -142,7 +147,37 @@ TEST(ServiceApi, DrainingRefusesNewWorkWith503) {
   auto late = http->Post("/v1/evaluations", submission("x").dump(), "application/json");
   ASSERT_TRUE(late);
   EXPECT_EQ(late->status, 503);
+  EXPECT_EQ(late->get_header_value("Retry-After"), "30");
   EXPECT_EQ(body_of(http->Get("/v1/health"))["status"], "draining");
+}
+
+// A drain lets the evaluation under way finish: a client streaming it gets its record, while the
+// stream of one still queued ends with `event: draining`.
+TEST(ServiceApi, ADrainFinishesTheRunningEvaluationForItsStream) {
+  GatedEvaluator evaluator(false);
+  ServiceHarness harness(evaluator.function(), {.limits = {.capacity = 4, .workers = 1}});
+  auto http = harness.client(kTrainer);
+  const auto running = body_of(http->Post("/v1/evaluations", submission(pass_reply(2, 1)).dump(),
+                                          "application/json"))["id"]
+                           .get<std::string>();
+  const auto queued = body_of(http->Post("/v1/evaluations", submission(pass_reply(2, 2)).dump(),
+                                         "application/json"))["id"]
+                          .get<std::string>();
+  ASSERT_TRUE(evaluator.wait_started(1));
+  std::string running_events, queued_events;
+  std::thread streams([&] {
+    auto client = harness.client(kTrainer);
+    running_events = client->Get("/v1/evaluations/" + running + "/stream")->body;
+    queued_events = client->Get("/v1/evaluations/" + queued + "/stream")->body;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the first stream is open
+  EXPECT_FALSE(harness.service().queue().drain_for(std::chrono::milliseconds(100)));
+  evaluator.open();
+  EXPECT_TRUE(harness.service().queue().drain_for(std::chrono::seconds(10)));
+  streams.join();
+  EXPECT_NE(running_events.find("event: record"), std::string::npos) << running_events;
+  EXPECT_NE(queued_events.find("event: draining"), std::string::npos) << queued_events;
+  EXPECT_EQ(evaluator.evaluated().size(), 1u);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <thread>
 
@@ -22,7 +23,13 @@ inline const std::vector<task::Task>& serve_suite() {
 
 class ServiceHarness {
  public:
+  // A function of one candidate, on `options.limits.workers` threads.
   ServiceHarness(agent::EvaluateFn evaluate, serve::ServiceOptions options = {},
+                 std::filesystem::path journal = {})
+      : ServiceHarness(
+            serve::evaluate_each(std::move(evaluate), std::max(1, options.limits.workers)), options,
+            std::move(journal)) {}
+  ServiceHarness(serve::StreamEvaluateFn evaluate, serve::ServiceOptions options = {},
                  std::filesystem::path journal = {}) {
     options.port = 0;
     options.journal_dir = journal.empty() ? dir_.path() / "journal" : journal;

@@ -1,6 +1,6 @@
-// The service with the real evaluator: the static stages with nvcc, and a fake GPU for stages
-// 5-8, so an evaluation submitted over HTTP comes back with the record `ptxbench eval --json`
-// writes; without GPU stages the verdict is NOT_RUN and the RL reward null.
+// The service with the real evaluator's stream: the static stages with nvcc, and a fake GPU for
+// stages 5-8, so an evaluation submitted over HTTP comes back with the record `ptxbench eval
+// --json` writes; without GPU stages the verdict is NOT_RUN and the RL reward null.
 #include <gtest/gtest.h>
 
 #include "ptxbench/compile/compiler.hpp"
@@ -34,16 +34,11 @@ class StaticStages : public ::testing::Test {
   void SetUp() override {
     if (!compile::find_nvcc()) GTEST_SKIP() << "nvcc not installed: the static stages need it";
   }
-  static agent::EvaluateFn evaluate_with(std::shared_ptr<eval::GpuStages> gpu) {
-    auto evaluator =
+  // The Evaluator's own stream, as `ptxbench serve` has it evaluate.
+  static serve::StreamEvaluateFn evaluate_with(std::shared_ptr<eval::GpuStages> gpu) {
+    return serve::evaluate_through(
         std::make_shared<eval::Evaluator>(eval::EvaluatorOptions{.run_gpu_stages = gpu != nullptr},
-                                          std::make_shared<util::SystemProcessRunner>(), gpu);
-    auto mutex = std::make_shared<std::mutex>();
-    return [evaluator, mutex](const task::Task& task, arch::Arch arch,
-                              const eval::CandidateInput& input) {
-      std::lock_guard lock(*mutex);
-      return evaluator->evaluate(task, arch, input);
-    };
+                                          std::make_shared<util::SystemProcessRunner>(), gpu));
   }
   static json evaluate_over_http(ServiceHarness& harness, const json& body) {
     auto http = harness.client(kTrainer);

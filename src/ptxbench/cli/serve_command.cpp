@@ -1,9 +1,13 @@
 // `ptxbench serve --tokens FILE [--journal DIR] [--host H] [--port P] [--workers N]
-//  [--queue-capacity N] [--max-body-bytes B] [--reward FILE] [--no-gpu] [--port-file FILE]`:
-// the evaluation service and RL environment of docs/serve.md (API: docs/openapi.yaml).
-// SIGTERM or SIGINT drains it: no new work is accepted, the evaluations in flight are stopped
-// (util/termination.hpp ends every child process) and stay queued with the others in the
-// journal, so the next start runs them; then it exits 0.
+//  [--queue-capacity N] [--max-body-bytes B] [--reward FILE] [--no-gpu] [--gpus all|LIST]
+//  [--sandbox MODE] [--drain-timeout S] [--port-file FILE]`: the evaluation service and RL
+// environment of docs/serve.md (API: docs/openapi.yaml), evaluating through the same Evaluator
+// as `ptxbench eval` (compiles on the CPU cores, one GPU slot per GPU, the same sandbox), so a
+// record from the service is the record `eval --json` writes.
+// SIGTERM or SIGINT drains it: new submissions get 503, the evaluations under way finish and
+// are recorded (for up to --drain-timeout; those still running then are stopped and stay
+// queued), the queued ones stay in the journal for the next start; then it exits 0. A second
+// signal stops the evaluations under way at once.
 #include <fmt/format.h>
 
 #include <atomic>
@@ -12,12 +16,14 @@
 #include <iterator>
 #include <thread>
 
-#include "ptxbench/agent/evaluation_service.hpp"
 #include "ptxbench/cli/command.hpp"
+#include "ptxbench/eval/evaluator.hpp"
 #include "ptxbench/gpus/gpu_list.hpp"
 #include "ptxbench/prompt/context_level.hpp"
+#include "ptxbench/sandbox/evaluation_sandbox.hpp"
 #include "ptxbench/serve/service.hpp"
 #include "ptxbench/task/task_loader.hpp"
+#include "ptxbench/util/child_processes.hpp"
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/termination.hpp"
 
@@ -32,9 +38,78 @@ struct ServeFlags {
   std::size_t queue_capacity = 256;
   std::size_t max_body_bytes = 1 << 20;
   int compile_timeout_seconds = 180;
+  int drain_timeout_seconds = 60;
   bool no_gpu = false;
   std::string gpus;  // --gpus all|LIST
+  std::string sandbox = "strict";
 };
+
+// The evaluations of the service: the sandbox of `mode`, one GPU slot per GPU of --gpus; null
+// (after printing why, with the exit code in `code`) when they cannot be set up.
+std::shared_ptr<eval::Evaluator> make_evaluator(const ServeFlags& flags, int workers,
+                                                std::size_t& gpu_count, int& code) {
+  auto mode = sandbox::parse_mode(flags.sandbox);
+  if (!mode) {
+    fmt::print(stderr, "ptxbench serve: --sandbox: {}\n", mode.error().message);
+    code = kExitUsage;
+    return nullptr;
+  }
+  // The evaluator shows its artefact folder to the worker's sandbox (read-only).
+  auto box =
+      sandbox::make_evaluation_sandbox(*mode, std::make_shared<util::SystemProcessRunner>(), {});
+  if (!box.usable) {
+    fmt::print(stderr,
+               "ptxbench serve: --sandbox strict: the sandbox cannot be set up here ({}); see "
+               "docs/sandbox.md, or choose --sandbox best-effort|off\n",
+               box.description);
+    code = kExitInternal;
+    return nullptr;
+  }
+  if (box.description != "full" && box.description != "off")
+    fmt::print(stderr, "ptxbench serve: WARNING: sandbox {}\n", box.description);
+  std::shared_ptr<util::ProcessRunner> runner = box.worker;
+  std::vector<std::shared_ptr<eval::GpuStages>> gpu_slots;  // one per GPU
+  if (!flags.no_gpu) {
+    auto slots = gpus::gpu_slots(flags.gpus, runner);
+    if (!slots) {
+      fmt::print(stderr, "ptxbench serve: {}\n", slots.error().message);
+      code = kExitUsage;
+      return nullptr;
+    }
+    gpu_slots = std::move(*slots);
+  }
+  gpu_count = gpu_slots.size();
+  return std::make_shared<eval::Evaluator>(
+      eval::EvaluatorOptions{.compile_timeout = std::chrono::seconds(flags.compile_timeout_seconds),
+                             .jobs = workers,
+                             .run_gpu_stages = !flags.no_gpu,
+                             .compile_runner = box.compiler,
+                             .sandbox = box.description},
+      runner, std::move(gpu_slots));
+}
+
+// On SIGTERM/SIGINT: the evaluations under way get --drain-timeout to finish; those still
+// running then are stopped (their child processes ended) and go back to the queue.
+void drain_on_signal(serve::Service& service, const std::atomic<bool>& listening,
+                     std::chrono::seconds drain_timeout) {
+  while (listening && util::stop_signal() == 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (util::stop_signal() != 0) {
+    const auto counts = service.queue().counts();
+    fmt::print(stderr,
+               "ptxbench serve: draining: {} evaluations under way may finish within {} s; {} "
+               "queued stay in the journal\n",
+               counts.running, drain_timeout.count(), counts.queued);
+    if (!service.queue().drain_for(drain_timeout)) {
+      fmt::print(stderr,
+                 "ptxbench serve: {} evaluations still running after {} s: stopping them; they "
+                 "stay queued\n",
+                 service.queue().counts().running, drain_timeout.count());
+      util::stop_all_children();
+    }
+  }
+  service.drain();
+}
 
 int run_serve(const ServeFlags& flags) {
   auto tokens = serve::load_client_tokens(flags.tokens);
@@ -60,21 +135,14 @@ int run_serve(const ServeFlags& flags) {
   const int workers = flags.workers > 0
                           ? flags.workers
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto runner = std::make_shared<util::SystemProcessRunner>();
-  std::vector<std::shared_ptr<eval::GpuStages>> gpu_workers;  // one per GPU
-  if (!flags.no_gpu) {
-    auto slots = gpus::gpu_slots(flags.gpus, runner);
-    if (!slots) {
-      fmt::print(stderr, "ptxbench serve: {}\n", slots.error().message);
-      return kExitUsage;
-    }
-    gpu_workers = std::move(*slots);
-  }
-  const auto gpu_count = gpu_workers.size();
-  auto evaluations = std::make_unique<agent::EvaluationService>(
-      eval::EvaluatorOptions{.compile_timeout = std::chrono::seconds(flags.compile_timeout_seconds),
-                             .run_gpu_stages = !flags.no_gpu},
-      runner, std::move(gpu_workers), workers);
+  std::size_t gpu_count = 0;
+  int code = kExitOk;
+  auto evaluator = make_evaluator(flags, workers, gpu_count, code);
+  if (!evaluator) return code;
+  // Children stay up on the first signal: the drain decides when to stop them (and the watch
+  // itself a little after the drain's bound, should the drain hang).
+  const auto drain_timeout = std::chrono::seconds(flags.drain_timeout_seconds);
+  util::let_children_finish_on_stop(drain_timeout + std::chrono::seconds(10));
 
   serve::Service service(
       {.host = flags.host,
@@ -85,7 +153,7 @@ int run_serve(const ServeFlags& flags) {
        .limits = {.capacity = flags.queue_capacity, .workers = workers},
        .max_body_bytes = flags.max_body_bytes,
        .reward = reward},
-      *suite, std::move(*tokens), evaluations->function());
+      *suite, std::move(*tokens), serve::evaluate_through(evaluator));
   for (const auto& problem : service.queue().recovery_problems())
     fmt::print(stderr, "ptxbench serve: journal: {} (set aside)\n", problem);
   std::string why;
@@ -102,15 +170,9 @@ int run_serve(const ServeFlags& flags) {
              flags.host, service.port(), gpu_count, workers, counts.queued);
 
   // The process's termination watch takes SIGTERM and SIGINT; this thread turns its word into a
-  // drain, well within the watch's grace period.
+  // drain.
   std::atomic<bool> listening{true};
-  std::thread drainer([&] {
-    while (listening && util::stop_signal() == 0)
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (util::stop_signal() != 0)
-      fmt::print(stderr, "ptxbench serve: draining; evaluations in flight go back to the queue\n");
-    service.drain();
-  });
+  std::thread drainer([&] { drain_on_signal(service, listening, drain_timeout); });
   service.listen();
   listening = false;
   drainer.join();
@@ -137,8 +199,8 @@ void add_serve_command(CLI::App& app, CommandContext& context) {
       ->capture_default_str();
   sub->add_option("--port-file", flags->port_file, "Write the port listened on to this file");
   sub->add_option("--workers", flags->workers,
-                  "Evaluations at once (compiles in parallel; GPU stages one at a time per GPU); "
-                  "default: all cores")
+                  "Evaluations under way at once (compiling, or waiting for or on a GPU; GPU "
+                  "stages one at a time per GPU); default: all cores")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--queue-capacity", flags->queue_capacity,
                   "Evaluations that may wait; more get 429")
@@ -157,6 +219,15 @@ void add_serve_command(CLI::App& app, CommandContext& context) {
   sub->add_option("--gpus", flags->gpus,
                   "all, or a list of GPUs (0,1,3): one worker and queue per GPU (default: one "
                   "worker)");
+  sub->add_option("--sandbox", flags->sandbox,
+                  "strict (default: every layer or nothing runs), best-effort (runs with what this "
+                  "machine has, says what is missing) or off; docs/sandbox.md")
+      ->check(CLI::IsMember({"strict", "best-effort", "off"}));
+  sub->add_option("--drain-timeout", flags->drain_timeout_seconds,
+                  "Seconds the evaluations under way may take to finish after SIGTERM; those "
+                  "still running then are stopped and stay queued")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   sub->callback([flags, &context] { context.exit_code = run_serve(*flags); });
 }
 

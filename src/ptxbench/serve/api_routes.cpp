@@ -20,6 +20,10 @@ using httplib::Response;
 using nlohmann::json;
 
 constexpr auto kStreamKeepAlive = std::chrono::seconds(15);
+// Retry-After of a refusal: a full queue frees up in seconds; a draining service is back once
+// it has been restarted.
+constexpr int kRetryFullSeconds = 5;
+constexpr int kRetryDrainingSeconds = 30;
 constexpr const char* kJobId = "([0-9]+-[0-9a-f]+)";
 
 void reply_json(Response& res, int status, const json& body) {
@@ -28,6 +32,8 @@ void reply_json(Response& res, int status, const json& body) {
 }
 
 void reply_error(Response& res, int status, const std::string& message) {
+  if (status == 429) res.set_header("Retry-After", std::to_string(kRetryFullSeconds));
+  if (status == 503) res.set_header("Retry-After", std::to_string(kRetryDrainingSeconds));
   reply_json(res, status, {{"error", message}});
 }
 
@@ -117,7 +123,8 @@ void stream_job(ApiContext& api, const std::string& id, Response& res) {
       return true;
     }
     if (*last && snapshot->state == **last) {
-      if (api.queue.draining()) {
+      // A running evaluation finishes during a drain; a queued one waits for the next start.
+      if (api.queue.draining() && snapshot->state == JobState::kQueued) {
         const std::string event = "event: draining\ndata: {}\n\n";
         sink.write(event.data(), event.size());
         sink.done();

@@ -3,16 +3,23 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "ptxbench/agent/trajectory.hpp"
 #include "ptxbench/eval/evaluation_json.hpp"
 #include "ptxbench/task/task_loader.hpp"
-#include "ptxbench/util/termination.hpp"
+#include "ptxbench/util/check.hpp"
+#include "ptxbench/util/child_processes.hpp"
 
 namespace ptxbench::serve {
 
 JobQueue::JobQueue(JobJournal& journal, const std::vector<task::Task>& suite,
                    agent::EvaluateFn evaluate, QueueLimits limits)
+    : JobQueue(journal, suite, evaluate_each(std::move(evaluate), std::max(1, limits.workers)),
+               limits) {}
+
+JobQueue::JobQueue(JobJournal& journal, const std::vector<task::Task>& suite,
+                   StreamEvaluateFn evaluate, QueueLimits limits)
     : journal_(journal), suite_(suite), evaluate_(std::move(evaluate)), limits_(limits) {
   auto recovered = journal_.recover();
   next_sequence_ = recovered.next_sequence;
@@ -22,8 +29,8 @@ JobQueue::JobQueue(JobJournal& journal, const std::vector<task::Task>& suite,
     ++in_flight_[job.client];
     queued_.push_back(std::move(job));
   }
-  const int workers = std::max(1, limits_.workers);
-  for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { work(); });
+  limits_.workers = std::max(1, limits_.workers);
+  stream_ = std::thread([this] { evaluate_until_drained(); });
 }
 
 JobQueue::~JobQueue() {
@@ -80,7 +87,8 @@ std::optional<JobSnapshot> JobQueue::wait_for_change(const std::string& id, JobS
   std::unique_lock lock(mutex_);
   changed_.wait_for(lock, timeout, [&] {
     auto snapshot = find_locked(id);
-    return !snapshot || snapshot->state != seen || draining_;
+    return !snapshot || snapshot->state != seen ||
+           (draining_ && snapshot->state == JobState::kQueued);
   });
   if (auto snapshot = find_locked(id)) return snapshot;
   lock.unlock();
@@ -101,15 +109,20 @@ std::optional<nlohmann::json> JobQueue::wait_done(const std::string& id) const {
   return snapshot->record;
 }
 
+bool JobQueue::drain_for(std::chrono::milliseconds bound) {
+  std::unique_lock lock(mutex_);
+  draining_ = true;
+  changed_.notify_all();
+  return changed_.wait_for(lock, bound, [&] { return running_ == 0; });
+}
+
 void JobQueue::drain() {
   {
     std::lock_guard lock(mutex_);
     draining_ = true;
   }
   changed_.notify_all();
-  for (auto& worker : workers_) {
-    if (worker.joinable()) worker.join();
-  }
+  if (stream_.joinable()) stream_.join();
 }
 
 bool JobQueue::draining() const {
@@ -122,59 +135,122 @@ JobQueue::Counts JobQueue::counts() const {
   return {.queued = queued_.size(), .running = running_, .done = done_};
 }
 
-void JobQueue::work() {
+void JobQueue::evaluate_until_drained() {
+  for (;;) {
+    try {
+      evaluate_([this] { return next_job(); },
+                [this](std::size_t sequence, const eval::Evaluation& evaluation) {
+                  record(sequence, evaluation);
+                });
+    } catch (const util::Stopped&) {
+      break;  // what it had not judged goes back to the journal's queue below
+    } catch (const std::exception& error) {
+      // A failure of the judge, not of a candidate: the jobs under way are recorded as such so
+      // that no client is left waiting, and the stream starts again.
+      std::fprintf(stderr, "ptxbench serve: the evaluation stream failed: %s\n", error.what());
+      std::map<std::uint64_t, Job> failed;
+      {
+        std::lock_guard lock(mutex_);
+        failed = running_jobs_;
+      }
+      for (const auto& [sequence, job] : failed) {
+        try {
+          record_failure(job, error.what());
+        } catch (const std::exception& also) {
+          std::fprintf(stderr, "ptxbench serve: %s: %s\n", job.id.c_str(), also.what());
+        }
+      }
+    }
+    std::lock_guard lock(mutex_);
+    if (draining_ || util::children_stopped()) break;
+  }
+  requeue_running();
+}
+
+std::optional<eval::StreamCandidate> JobQueue::next_job() {
   for (;;) {
     Job job;
+    const task::Task* task = nullptr;
     {
       std::unique_lock lock(mutex_);
-      changed_.wait(lock, [&] { return draining_ || !queued_.empty(); });
-      if (draining_) return;  // queued jobs stay accepted in the journal
+      changed_.wait(lock, [&] {
+        return draining_ ||
+               (!queued_.empty() && running_ < static_cast<std::size_t>(limits_.workers));
+      });
+      if (draining_) return std::nullopt;  // queued jobs stay accepted in the journal
       job = std::move(queued_.front());
       queued_.pop_front();
       journal_.start(job.id);
       known_[job.id].state = JobState::kRunning;
       ++running_;
+      task = task::find_task(suite_, job.task);
+      if (task) running_jobs_[job.sequence] = job;
     }
     changed_.notify_all();
-    run_one(job);
+    if (!task) {
+      // Accepted by a service whose suite had this task; this one has not.
+      record_failure(job, "task " + job.task + " is not in this service's suite");
+      continue;
+    }
+    return eval::StreamCandidate{
+        .id = job.sequence,
+        .task = task,
+        .arch = job.arch,
+        .input = {
+            .text = job.text, .is_markdown = job.is_markdown, .source_name = job.source_name}};
   }
 }
 
-void JobQueue::run_one(const Job& job) {
-  eval::Evaluation evaluation;
-  try {
-    const auto* task = task::find_task(suite_, job.task);
-    if (!task) throw std::runtime_error("task " + job.task + " is not in this service's suite");
-    evaluation = evaluate_(
-        *task, job.arch,
-        {.text = job.text, .is_markdown = job.is_markdown, .source_name = job.source_name});
-  } catch (const std::exception& error) {
-    // A failure of the judge, not of the candidate: recorded so the client is not left waiting.
-    evaluation.task = job.task;
-    evaluation.arch = job.arch;
-    evaluation.verdict = eval::Verdict::kInternalError;
-    evaluation.message = error.what();
-  }
-  if (util::stop_signal() != 0) {
-    journal_.requeue(job.id);  // its tools were stopped under it: run it again next start
-    {
-      std::lock_guard lock(mutex_);
-      known_[job.id].state = JobState::kQueued;
-      --running_;
-    }
-    changed_.notify_all();
-    return;
+void JobQueue::record(std::uint64_t sequence, const eval::Evaluation& evaluation) {
+  Job job;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = running_jobs_.find(sequence);
+    PTXBENCH_CHECK(it != running_jobs_.end(), "a verdict for a job that is not running");
+    job = it->second;
   }
   auto record = eval::to_json(evaluation);
   journal_.finish(job, record);
   {
     std::lock_guard lock(mutex_);
+    running_jobs_.erase(sequence);
     auto& snapshot = known_[job.id];
     snapshot.state = JobState::kDone;
     snapshot.record = std::move(record);
     --running_;
     ++done_;
     --in_flight_[job.client];
+  }
+  changed_.notify_all();
+}
+
+void JobQueue::record_failure(const Job& job, const std::string& why) {
+  eval::Evaluation evaluation;
+  evaluation.task = job.task;
+  evaluation.arch = job.arch;
+  evaluation.source_name = job.source_name;
+  evaluation.verdict = eval::Verdict::kInternalError;
+  evaluation.message = "ptxbench failed, not the candidate: " + why;
+  {
+    std::lock_guard lock(mutex_);
+    running_jobs_.try_emplace(job.sequence, job);
+  }
+  record(job.sequence, evaluation);
+}
+
+void JobQueue::requeue_running() {
+  std::map<std::uint64_t, Job> cut_short;
+  {
+    std::lock_guard lock(mutex_);
+    cut_short.swap(running_jobs_);
+  }
+  // Back to the front of the queue in their order, for the next start (or a later stream).
+  for (auto it = cut_short.rbegin(); it != cut_short.rend(); ++it) {
+    journal_.requeue(it->second.id);
+    std::lock_guard lock(mutex_);
+    known_[it->second.id].state = JobState::kQueued;
+    --running_;
+    queued_.push_front(std::move(it->second));
   }
   changed_.notify_all();
 }

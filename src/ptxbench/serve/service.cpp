@@ -13,7 +13,7 @@ namespace ptxbench::serve {
 
 struct Service::Impl {
   Impl(ServiceOptions given, const std::vector<task::Task>& suite, ClientTokens tokens,
-       agent::EvaluateFn evaluate)
+       StreamEvaluateFn evaluate)
       : options(std::move(given)),
         journal(options.journal_dir),
         queue(journal, suite, std::move(evaluate), options.limits),
@@ -40,9 +40,14 @@ struct Service::Impl {
 };
 
 Service::Service(ServiceOptions options, const std::vector<task::Task>& suite, ClientTokens tokens,
-                 agent::EvaluateFn evaluate)
+                 StreamEvaluateFn evaluate)
     : impl_(std::make_unique<Impl>(std::move(options), suite, std::move(tokens),
                                    std::move(evaluate))) {}
+
+Service::Service(ServiceOptions options, const std::vector<task::Task>& suite, ClientTokens tokens,
+                 agent::EvaluateFn evaluate)
+    : Service(options, suite, std::move(tokens),
+              evaluate_each(std::move(evaluate), std::max(1, options.limits.workers))) {}
 
 Service::~Service() {
   drain();

@@ -1,6 +1,6 @@
 // `ptxbench serve`: the HTTP API (docs/openapi.yaml) over a job queue and an RL environment.
-// Construction recovers the journal and starts the evaluation workers; listen() serves until
-// drain() (what SIGTERM calls): new submissions get 503, running evaluations finish and are
+// Construction recovers the journal and starts the evaluation stream; listen() serves until
+// drain() (what SIGTERM leads to): new submissions get 503, running evaluations finish and are
 // recorded, queued ones stay in the journal for the next start, then the listener stops.
 #pragma once
 #include <cstddef>
@@ -29,6 +29,10 @@ struct ServiceOptions {
 
 class Service {
  public:
+  // `evaluate`: the evaluation stream of the queue (the Evaluator's in `ptxbench serve`).
+  Service(ServiceOptions options, const std::vector<task::Task>& suite, ClientTokens tokens,
+          StreamEvaluateFn evaluate);
+  // A function of one candidate on `options.limits.workers` threads.
   Service(ServiceOptions options, const std::vector<task::Task>& suite, ClientTokens tokens,
           agent::EvaluateFn evaluate);
   ~Service();
@@ -39,7 +43,9 @@ class Service {
   bool bind(std::string& why);
   int port() const;
   void listen();  // blocks until drain()
-  void drain();   // safe from any thread, more than once
+  // Waits for the running evaluations (queue().drain_for bounds the wait), then closes the
+  // listener. Safe from any thread, more than once.
+  void drain();
   JobQueue& queue();
 
  private:

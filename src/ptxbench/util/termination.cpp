@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <ctime>
 
 #include "ptxbench/util/check.hpp"
 #include "ptxbench/util/child_processes.hpp"
@@ -13,6 +15,7 @@ namespace ptxbench::util {
 namespace {
 
 std::atomic<int> received_signal{0};
+std::atomic<long long> children_hold_seconds{0};
 
 sigset_t stop_signals() {
   sigset_t set;
@@ -21,6 +24,19 @@ sigset_t stop_signals() {
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGUSR2);  // wakes the watcher when the program ends normally
   return set;
+}
+
+// Lets the child processes run for up to `hold` after the first signal: until the program ends
+// them itself, a second signal comes or `hold` is over (true), or the program returns (false).
+bool hold_children(const sigset_t& set, std::chrono::seconds hold, const std::stop_token& stop) {
+  const auto until = std::chrono::steady_clock::now() + hold;
+  const timespec tick{.tv_sec = 0, .tv_nsec = 100'000'000};
+  while (std::chrono::steady_clock::now() < until && !children_stopped()) {
+    const int again = ::sigtimedwait(&set, nullptr, &tick);
+    if (stop.stop_requested()) return false;
+    if (again == SIGTERM || again == SIGINT) break;
+  }
+  return !stop.stop_requested();
 }
 
 }  // namespace
@@ -36,8 +52,9 @@ TerminationWatch::TerminationWatch(std::chrono::seconds grace) {
     }
     if (stop.stop_requested()) return;
     received_signal = caught;
-    std::fprintf(stderr, "ptxbench: %s: stopping every child process\n",
-                 caught == SIGTERM ? "SIGTERM" : "SIGINT");
+    const char* name = caught == SIGTERM ? "SIGTERM" : "SIGINT";
+    if (!hold_children(set, std::chrono::seconds(children_hold_seconds.load()), stop)) return;
+    std::fprintf(stderr, "ptxbench: %s: stopping every child process\n", name);
     stop_all_children();
     // The normal return path removes the temporary folders; this bounds how long it may take.
     for (auto waited = std::chrono::milliseconds(0); waited < grace;
@@ -56,6 +73,10 @@ TerminationWatch::~TerminationWatch() {
 
 int stop_signal() {
   return received_signal;
+}
+
+void let_children_finish_on_stop(std::chrono::seconds hold) {
+  children_hold_seconds = hold.count();
 }
 
 }  // namespace ptxbench::util
