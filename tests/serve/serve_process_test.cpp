@@ -20,8 +20,8 @@ using nlohmann::json;
 
 // A folder with a stand-in `nvcc`: it answers --version, appends "MARKER PID" of the candidate in
 // its working directory to `log`, runs `body`, then answers `-M` with an empty rule and fails
-// every compile (the candidate's verdict is COMPILE_ERROR, after one call). The tests run with --sandbox off:
-// the sandbox's own user may not execute a file in the test's owner-only folder.
+// every compile (the candidate's verdict is COMPILE_ERROR, after one call). The tests run with
+// --sandbox off: the sandbox's own user may not execute a file in the test's owner-only folder.
 fs::path stand_in_nvcc(const fs::path& dir, const fs::path& log, const std::string& body) {
   const auto bin = dir / "bin";
   fs::create_directories(bin);
@@ -143,22 +143,42 @@ TEST_F(ServeDrain, SigtermLetsTheEvaluationUnderWayFinishAndKeepsTheQueuedOneFor
   expect_nothing_left();
 }
 
-TEST_F(ServeDrain, AnEvaluationThatOutlastsTheDrainTimeoutIsStoppedAndStaysQueued) {
-  // nvcc starts a child of its own and waits: the whole group must go.
+// An evaluation that does not finish in time (the drain's bound is over, or a second signal
+// came): nvcc, which started a child of its own and waits, is stopped with its whole group, and
+// the evaluation stays queued, unrecorded.
+struct Impatience {
+  const char* name;
+  std::vector<std::string> flags;
+  int signals;
+};
+
+class ServeDrainCutShort : public ServeDrain, public ::testing::WithParamInterface<Impatience> {};
+
+TEST_P(ServeDrainCutShort, StopsTheEvaluationAndKeepsItQueued) {
   const auto env = environment("sleep 300 &\necho \"child $!\" >> " + log_.string() + "\nwait\n");
-  flags_.insert(flags_.end(), {"--drain-timeout", "1"});
+  flags_.insert(flags_.end(), GetParam().flags.begin(), GetParam().flags.end());
   std::string id;
   {
     ServeProcess serve(dir_.path(), flags_, env);
     const int port = serve.wait_port();
     ASSERT_GT(port, 0);
-    id = submit_code(*serve.client(port), "int x; // job-1\n");
+    auto http = serve.client(port);
+    id = submit_code(*http, "int x; // job-1\n");
     ASSERT_FALSE(id.empty());
     for (int i = 0; i < 300 && calls(log_).size() < 2; ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     ASSERT_EQ(calls(log_).size(), 2u) << "nvcc and its child never started";
     const auto start = std::chrono::steady_clock::now();
     serve.signal(SIGTERM);
+    if (GetParam().signals == 2) {
+      json health = json::object();
+      for (int i = 0; i < 100 && health.value("status", "") != "draining"; ++i) {
+        if (auto got = http->Get("/v1/health")) health = json::parse(got->body);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      EXPECT_EQ(health.value("status", ""), "draining");
+      serve.signal(SIGTERM);
+    }
     EXPECT_EQ(serve.wait_exit(), 0);
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
   }
@@ -166,6 +186,11 @@ TEST_F(ServeDrain, AnEvaluationThatOutlastsTheDrainTimeoutIsStoppedAndStaysQueue
   EXPECT_EQ(files_in(journal_ / "done"), 0u);
   expect_nothing_left();
 }
+
+INSTANTIATE_TEST_SUITE_P(ServeDrain, ServeDrainCutShort,
+                         ::testing::Values(Impatience{"DrainTimeout", {"--drain-timeout", "1"}, 1},
+                                           Impatience{"SecondSignal", {}, 2}),
+                         [](const auto& impatience) { return std::string(impatience.param.name); });
 
 }  // namespace
 }  // namespace ptxbench::serve
