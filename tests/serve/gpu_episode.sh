@@ -17,6 +17,12 @@ work="$(mktemp -d)"
 serve=""
 trap '[ -n "$serve" ] && kill "$serve" 2>/dev/null; rm -rf "$work"' EXIT
 token=gpu-check-token-0123456789
+failed=0
+check() {  # what failed, when the condition ($2...) does not hold
+  local what="$1"
+  shift
+  if ! "$@"; then echo "- FAILED: $what"; failed=1; fi
+}
 echo "gpu-check $token 8" > "$work/tokens"
 start_serve() {
   rm -f "$work/port"
@@ -35,7 +41,7 @@ export PYTHONPATH="$root/python/ptxbench_client"
 
 echo "### ptxbench serve on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader -i 0 || echo 'an unknown GPU'), $(date -u +%F), sandbox $sandbox"
 echo
-python3 - "$(cat "$work/port")" "$solution" "$token" <<'PY'
+python3 - "$(cat "$work/port")" "$solution" "$token" <<'PY' || { echo "- FAILED: an evaluation of the solution was not PASSED"; failed=1; }
 import sys, time
 from ptxbench_client import Client
 client = Client(f"http://127.0.0.1:{sys.argv[1]}", sys.argv[3])
@@ -47,11 +53,16 @@ for label in ("first (cold worker)", "second (warm service)"):
     print(f"- evaluation, {label}: {record['verdict']}, speedup {headline.get('speedup')}, "
           f"sandbox {record['sandbox']}, submit to record {time.time() - start:.1f} s "
           f"(record wall_seconds {record['wall_seconds']:.1f})")
+    if record["verdict"] != "PASSED":
+        print(f"  - message: {record['message']}")
+        sys.exit(1)
 PY
 echo "- RL episode (replayed replies):"
 python3 "$root/python/ptxbench_client/examples/rl_loop.py" \
   --url "http://127.0.0.1:$(cat "$work/port")" --token "$token" \
-  --task gemm_n7168_k5120 --max-turns 2 --replies "$work/replies" | sed 's/^/  - /'
+  --task gemm_n7168_k5120 --max-turns 2 --replies "$work/replies" > "$work/episode.log" || true
+sed 's/^/  - /' "$work/episode.log"
+check "the episode's second turn was not PASSED" grep -q "turn 2: PASSED" "$work/episode.log"
 
 # Drain: one evaluation under way and, with --workers 1, one queued behind it: the first is
 # recorded during the drain, the second runs after the restart.
@@ -72,6 +83,9 @@ serve=""
 done_count="$(ls "$work/journal/done" | wc -l)"
 queued_count="$(ls "$work/journal/accepted" | wc -l)"
 echo "- SIGTERM with 2 evaluations submitted: exit $rc after $(( $(date +%s) - drain_start )) s; journal $done_count done, $queued_count queued, $(ls "$work/journal/running" | wc -l) running"
+check "the drain did not exit 0" [ "$rc" = 0 ]
+check "the drain did not record the evaluation under way and keep the queued one" \
+  test "$queued_count" = 1 -a -f "$work/journal/done/${ids%% *}.json"
 start_serve
 python3 - "$(cat "$work/port")" "$token" $ids <<'PY'
 import sys
@@ -82,4 +96,5 @@ for evaluation_id in sys.argv[3:]:
 PY
 kill -TERM "$serve"; wait "$serve" || true; serve=""
 echo "- journal after restart: $(ls "$work/journal/done" | wc -l) done, $(ls "$work/journal/accepted" | wc -l) queued"
-[ "$rc" = 0 ] && [ "$(ls "$work/journal/accepted" | wc -l)" = 0 ]
+check "a job stayed queued after the restart" [ "$(ls "$work/journal/accepted" | wc -l)" = 0 ]
+exit "$failed"
