@@ -14,6 +14,7 @@ from ptxbench_client import Client, ServiceError
 HERE = pathlib.Path(__file__).resolve().parent
 EXAMPLE = HERE.parents[1] / "python" / "ptxbench_client" / "examples" / "rl_loop.py"
 TOKEN = "python-client-token-0123456789"
+NARROW_TOKEN = "python-narrow-token-0123456789"  # one evaluation in flight at most
 TASK = "gemm_n7168_k5120"
 
 
@@ -22,7 +23,7 @@ class PythonClientTest(unittest.TestCase):
     def setUpClass(cls):
         cls.dir = tempfile.TemporaryDirectory()
         root = pathlib.Path(cls.dir.name)
-        (root / "tokens").write_text(f"python {TOKEN} 4\n")
+        (root / "tokens").write_text(f"python {TOKEN} 4\nnarrow {NARROW_TOKEN} 1\n")
         port_file = root / "port"
         cls.serve = subprocess.Popen(
             [os.environ["PTXBENCH_EXE"], "serve", "--no-gpu", "--sandbox", "best-effort",
@@ -81,6 +82,19 @@ class PythonClientTest(unittest.TestCase):
             self.client.submit("gemm_nope", "hopper", code="x")
         self.assertEqual(caught.exception.status, 400)
         self.assertIn("gemm_nope", caught.exception.message)
+        self.assertIsNone(caught.exception.retry_after)
+
+    def test_a_refusal_says_when_to_retry(self):
+        narrow = Client(self.url, NARROW_TOKEN)
+        # The prompt's ABI example compiles for seconds, keeping the client's one slot.
+        system = narrow.prompt(TASK, "hopper")[0]["content"]
+        example = system.split("```cuda\n", 1)[1].split("\n```", 1)[0]
+        first = narrow.submit(TASK, "hopper", code=example)
+        with self.assertRaises(ServiceError) as caught:
+            narrow.submit(TASK, "hopper", reply="no code here")
+        self.assertEqual(caught.exception.status, 429)
+        self.assertEqual(caught.exception.retry_after, 5)
+        narrow.wait(first)
 
 
 if __name__ == "__main__":

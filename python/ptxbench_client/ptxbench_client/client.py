@@ -12,12 +12,15 @@ from typing import Any, Iterator
 
 
 class ServiceError(Exception):
-    """A response other than 2xx: `status` is the HTTP status, `message` the service's reason."""
+    """A response other than 2xx: `status` is the HTTP status, `message` the service's reason,
+    `retry_after` the seconds to wait before trying again (429: the queue is full or the client
+    at its limit; 503: the service drains), None when the service gave none."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, retry_after: float | None = None):
         super().__init__(f"HTTP {status}: {message}")
         self.status = status
         self.message = message
+        self.retry_after = retry_after
 
 
 @dataclass
@@ -58,7 +61,9 @@ class Client:
                 message = json.loads(text).get("error", text)
             except ValueError:
                 message = text
-            raise ServiceError(error.code, message) from None
+            retry_after = error.headers.get("Retry-After")
+            raise ServiceError(error.code, message,
+                               float(retry_after) if retry_after else None) from None
 
     def _json(self, method: str, path: str, body: dict | None = None) -> dict[str, Any]:
         with self._request(method, path, body) as response:
