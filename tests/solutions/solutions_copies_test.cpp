@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -109,6 +111,10 @@ TEST(Solutions, CoverTheControlsTheBenchmarkNeeds) {
   EXPECT_EQ(expect["broken/mha_fwd_staging_race"], "SANITIZER_ERROR");
   EXPECT_EQ(expect["broken/mha_bwd_tail_tile_past_end"], "SANITIZER_ERROR");
   EXPECT_EQ(expect["broken/mha_bwd_dq_without_atomics"], "INCORRECT_NUMERICAL");
+  for (const char* task : {"mha_bwd_d64", "mha_bwd_d64_causal", "mha_bwd_d96", "mha_bwd_d96_causal",
+                           "mha_bwd_d128", "mha_bwd_d128_causal"}) {
+    EXPECT_EQ(expect[std::string("hopper/") + task], "PASSED") << task;
+  }
   for (const auto& [name, verdict] : expect) {
     if (name.rfind("broken/", 0) == 0) {
       EXPECT_NE(verdict, "PASSED") << name;
@@ -278,6 +284,58 @@ TEST(SolutionHeaders, MalformedHeadersAreRejected) {
   EXPECT_FALSE(parse_header("// ptxbench: task=t arch=ampere expect=PASSED\n").has_value());
   EXPECT_FALSE(parse_header("// ptxbench: task=t arch=hopper expect=GREAT\n").has_value());
   EXPECT_FALSE(parse_header("#include <cuda.h>\n").has_value());
+}
+
+}  // namespace
+}  // namespace ptxbench::solutions_test
+
+namespace ptxbench::solutions_test {
+namespace {
+
+// The six attention backward solutions are one kernel (the embedded mha_bwd block) instantiated
+// once per task: each file names its own task, instantiates the head dimension and mask that the
+// task's JSON defines, and is otherwise identical to the others, so no copy can drift.
+std::string without_task_lines(const std::string& text) {
+  std::istringstream lines(text);
+  std::string out;
+  std::string line;
+  std::getline(lines, line);  // the header line names the task
+  while (std::getline(lines, line)) {
+    if (line.find("mha_bwd::backward<") != std::string::npos) continue;
+    out += line + "\n";
+  }
+  return out;
+}
+
+TEST(MhaBackwardSolutions, AreOneKernelInstantiatedForEachTask) {
+  auto files = load_solutions();
+  ASSERT_TRUE(files.has_value()) << files.error().message;
+  auto suite = task::load_suite(repo_root() / "tasks");
+  ASSERT_TRUE(suite.has_value()) << suite.error().message;
+  std::optional<std::string> common;
+  int count = 0;
+  for (const auto& file : *files) {
+    if (file.path.parent_path().filename() != "hopper") continue;
+    if (file.path.stem().string().rfind("mha_bwd_", 0) != 0) continue;
+    ++count;
+    EXPECT_EQ(file.header.task, file.path.stem().string()) << file.path;
+    const task::Task* t = task::find_task(*suite, file.header.task);
+    ASSERT_NE(t, nullptr) << file.header.task;
+    const task::Axis* head_dim = t->find_axis("D");
+    ASSERT_TRUE(head_dim != nullptr && head_dim->value.has_value()) << file.header.task;
+    const auto causal = t->parameters.find("causal");
+    const bool is_causal = causal != t->parameters.end() && causal->second != 0;
+    const std::string instantiation = "mha_bwd::backward</*head_dim=*/" +
+                                      std::to_string(*head_dim->value) + ", /*causal=*/" +
+                                      (is_causal ? "true" : "false") + ">(";
+    EXPECT_THAT(file.text, HasSubstr(instantiation)) << file.path;
+    EXPECT_THAT(file.text, HasSubstr("// ptx-begin: mha_bwd\n")) << file.path;
+    const std::string rest = without_task_lines(file.text);
+    if (!common) common = rest;
+    EXPECT_EQ(rest, *common) << file.path << " differs from the other mha_bwd solutions beyond "
+                             << "its header and instantiation";
+  }
+  EXPECT_EQ(count, 6);
 }
 
 }  // namespace
