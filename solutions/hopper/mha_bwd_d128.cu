@@ -9,10 +9,11 @@
 //
 // Three kernels in run(): (1) Δ = rowsum(dO ∘ O) in fp32; (2) the main kernel, one CTA per 128
 // keys of a (batch, head): K and V resident in shared memory, a producer thread streams Q, dO,
-// LSE and Δ tiles by TMA through a 2-stage mbarrier ring, two consumer warpgroups (64 keys each,
-// 240 registers via setmaxnreg) compute with wgmma Sᵀ = K·Qᵀ, dPᵀ = V·dOᵀ, dV += Pᵀ·dO and
-// dK += dSᵀ·Q (P and dS from registers), write dS transposed with stmatrix for dQ = dS·K and add
-// dQ into an fp32 workspace with red.global.add; (3) dQ = scale · workspace -> bf16.
+// LSE and Δ tiles by TMA through an mbarrier ring, two consumer warpgroups (64 keys each, 240
+// registers via setmaxnreg) compute with wgmma Sᵀ = K·Qᵀ, dPᵀ = V·dOᵀ, dV += Pᵀ·dO and
+// dK += dSᵀ·Q (Pᵀ and dSᵀ as register operands, Q and dO read MN-major), store dS transposed
+// with stmatrix for dQ = dS·K, and add the dQ partials into an fp32 workspace with TMA reducing
+// stores (cp.reduce.async.bulk.tensor); (3) dQ = scale · workspace -> bf16.
 // Causal: query tiles before the key tile are skipped, the diagonal tiles masked.
 // Requires S to be a multiple of 128 (every workload of the tasks is).
 #include <cuda.h>
@@ -557,6 +558,10 @@ __device__ __forceinline__ void wgmma_m64n128k16_bf16_rs_mn_major_b(float (&d)[6
 #ifndef MHA_BWD_DQ_TMA_REDUCE
 #define MHA_BWD_DQ_TMA_REDUCE 1
 #endif
+// Depth of the Q/dO/LSE/Δ ring.
+#ifndef MHA_BWD_STAGES
+#define MHA_BWD_STAGES 2
+#endif
 
 namespace mha_bwd {
 
@@ -578,7 +583,7 @@ struct Config {
 
   static constexpr int kBlockN = 128;                        // keys per CTA
   static constexpr int kBlockM = kHeadDim <= 64 ? 128 : 64;  // queries per step (registers)
-  static constexpr int kStages = 2;                          // Q/dO/LSE/Δ ring
+  static constexpr int kStages = MHA_BWD_STAGES;             // Q/dO/LSE/Δ ring
 
   static constexpr int kWarpgroupThreads = 128;
   static constexpr int kConsumers = 2;
@@ -612,6 +617,7 @@ struct Config {
   static constexpr uint32_t kStageBytes = 2 * kPanels * kPanelBytesQ + 2 * kBlockM * 4;
 
   static_assert(kHeadDim % kWgmmaK == 0 && kHeadDim <= 128, "head dim: multiple of 16, <= 128");
+  static_assert(kStages >= 2, "the producer must load a step ahead");
   static_assert(kKeysPerConsumer == 64, "each consumer owns one m64 block of keys");
   static_assert(kDqSplitRows || kPanels == kConsumers, "dQ split by d: one panel a consumer");
   static_assert(kDqCols == 64, "dQ partial: m64n64 a consumer");
@@ -647,7 +653,7 @@ constexpr int shared_memory_bytes() {
 // Named barrier ids (0 is __syncthreads).
 enum NamedBarrier : uint32_t {
   kDsWrittenBarrier = 1,  // both consumers: dS is in shared memory
-  kDqStagingBase = 2,     // + consumer: its dQ staging buffer is free / written
+  kDqStagingBase = 2,     // + consumer: its dQ staging buffer is written
 };
 
 struct PipelineState {
@@ -751,10 +757,8 @@ __device__ __forceinline__ void add_dq_by_tma(SharedStorage<C>& smem, const CUte
                                               int consumer, int thread_in_wg) {
   const int lane = thread_in_wg % 32;
   const int frag_row = 16 * (thread_in_wg / 32) + lane / 4;
-  const uint32_t barrier = kDqStagingBase + consumer;
-  // The previous step's reduction must have read the buffer before anyone overwrites it.
-  if (thread_in_wg == 0) ptx::bulk_wait_group_read<0>();
-  ptx::named_barrier_sync(barrier, C::kWarpgroupThreads);
+  // The previous step's reduction has read the buffer: its issuing thread waited for that
+  // before the dS barrier, which every thread has passed since.
 #pragma unroll
   for (int j = 0; j < C::kDqCols / 8; ++j) {
     const int col = 8 * j + 2 * (lane % 4);
@@ -769,7 +773,7 @@ __device__ __forceinline__ void add_dq_by_tma(SharedStorage<C>& smem, const CUte
   }
   // Generic-proxy stores, read by the TMA engine (async proxy).
   ptx::fence_proxy_async_shared();
-  ptx::named_barrier_sync(barrier, C::kWarpgroupThreads);
+  ptx::named_barrier_sync(kDqStagingBase + consumer, C::kWarpgroupThreads);
   if (thread_in_wg == 0) {
 #pragma unroll
     for (int b = 0; b < C::kDqBoxes; ++b) {
@@ -872,8 +876,8 @@ __device__ __forceinline__ void consume(SharedStorage<C>& smem, const CUtensorMa
                                               s[4 * j + 3] * (dp[4 * j + 3] - dl.y));
     }
 
-    // dV += Pᵀ·dO and dK += dSᵀ·Q (dK scaled at the end): A straight from registers, dO and Q
-    // [queries, d] read as MN-major B operands.
+    // dV += Pᵀ·dO: Pᵀ straight from registers, dO [queries, d] read as an MN-major B. It runs
+    // while dS goes to shared memory.
     ptx::wgmma_fence();
 #pragma unroll
     for (int qs = 0; qs < C::kQuerySteps; ++qs) {
@@ -882,14 +886,6 @@ __device__ __forceinline__ void consume(SharedStorage<C>& smem, const CUtensorMa
       mma_rs_mn_major<C::kPaddedDim>(
           dv_acc, a,
           ptx::wgmma_desc_mn_major_sw128(smem.d_o[state.stage][0], C::kPanelBytesQ) + 128 * qs);
-    }
-#pragma unroll
-    for (int qs = 0; qs < C::kQuerySteps; ++qs) {
-      uint32_t a[4];
-      fragment(ds_packed, qs, a);
-      mma_rs_mn_major<C::kPaddedDim>(
-          dk_acc, a,
-          ptx::wgmma_desc_mn_major_sw128(smem.q[state.stage][0], C::kPanelBytesQ) + 128 * qs);
     }
     ptx::wgmma_commit_group();
 
@@ -909,6 +905,9 @@ __device__ __forceinline__ void consume(SharedStorage<C>& smem, const CUtensorMa
     }
     // The stores go through the generic proxy, wgmma reads through the async proxy.
     ptx::fence_proxy_async_shared();
+    // The dQ staging buffer is rewritten below: the reduction of the previous step must have
+    // read it. Waiting here lets the dS barrier tell every thread of the consumer.
+    if (C::kDqTmaReduce && thread_in_wg == 0) ptx::bulk_wait_group_read<0>();
     ptx::named_barrier_sync(kDsWrittenBarrier, C::kConsumers * C::kWarpgroupThreads);
 
     // dQ partial [64 x 64] = dS·K: rows 64·consumer.. (split by rows) or columns of panel
@@ -926,9 +925,20 @@ __device__ __forceinline__ void consume(SharedStorage<C>& smem, const CUtensorMa
           ptx::wgmma_desc_mn_major_sw128(b_tile, C::kPanelBytesKV) + 128 * ks, ks > 0);
     }
     ptx::wgmma_commit_group();
-    ptx::wgmma_wait_group<0>();
-    // dV, dK and dQ have read Q, dO and dS; LSE and Δ were read above: hand the stage back.
-    if (thread_in_wg == 0) ptx::mbarrier_arrive(&smem.empty[state.stage]);
+
+    // dK += dSᵀ·Q (scaled at the end), dSᵀ from registers, Q read as an MN-major B. It runs
+    // while the dQ partial goes out.
+    ptx::wgmma_fence();
+#pragma unroll
+    for (int qs = 0; qs < C::kQuerySteps; ++qs) {
+      uint32_t a[4];
+      fragment(ds_packed, qs, a);
+      mma_rs_mn_major<C::kPaddedDim>(
+          dk_acc, a,
+          ptx::wgmma_desc_mn_major_sw128(smem.q[state.stage][0], C::kPanelBytesQ) + 128 * qs);
+    }
+    ptx::wgmma_commit_group();
+    ptx::wgmma_wait_group<1>();  // dV and dQ done, dK in flight
 
     // Accumulate the partial into the fp32 dQ workspace (other CTAs add theirs concurrently).
     const int tile_row = row0 + m0 + (C::kDqSplitRows ? 64 * consumer : 0);
@@ -946,6 +956,9 @@ __device__ __forceinline__ void consume(SharedStorage<C>& smem, const CUtensorMa
         }
       }
     }
+    // dV has read dO, dK has read Q, LSE and Δ were read above: hand the stage back.
+    ptx::wgmma_wait_group<0>();
+    if (thread_in_wg == 0) ptx::mbarrier_arrive(&smem.empty[state.stage]);
     buffer ^= 1;
     state.advance<C::kStages>();
   }
@@ -1122,6 +1135,7 @@ void backward(tvm::ffi::TensorView q, tvm::ffi::TensorView k, tvm::ffi::TensorVi
               tvm::ffi::TensorView o, tvm::ffi::TensorView d_o, tvm::ffi::TensorView lse,
               tvm::ffi::TensorView dq, tvm::ffi::TensorView dk, tvm::ffi::TensorView dv) {
   using C = Config<kHeadDim, kCausal>;
+  static_assert(shared_memory_bytes<C>() <= 232448, "sm_90 opt-in shared memory per block");
   const int device_id = q.device().device_id;
   const std::pair<const tvm::ffi::TensorView*, const char*> bf16_tensors[] = {
       {&q, "Q"},    {&k, "K"},   {&v, "V"},   {&o, "O"},
