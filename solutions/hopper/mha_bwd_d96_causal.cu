@@ -599,6 +599,9 @@ struct Config {
   // them (64 each), else by d (one 64-column panel each).
   static constexpr bool kDqSplitRows = kBlockM == 2 * 64;
   static constexpr int kDqCols = kDqSplitRows ? kPaddedDim : kPanelCols;
+  // Issue dK after dQ, so that it runs while the dQ partial is stored — unless the registers
+  // it keeps alive (dS beside dQ) do not fit: with 128 queries a step they spill.
+  static constexpr bool kDkAfterDq = !kDqSplitRows;
 
   static constexpr int kScoreRegs = kBlockM / 2;    // a 64 x kBlockM fp32 tile per thread
   static constexpr int kGradRegs = kPaddedDim / 2;  // dK, dV: 64 x kPaddedDim
@@ -876,8 +879,19 @@ __device__ __forceinline__ void consume(SharedStorage<C>& smem, const CUtensorMa
                                               s[4 * j + 3] * (dp[4 * j + 3] - dl.y));
     }
 
+    // dK += dSᵀ·Q (scaled at the end): dSᵀ from registers, Q read as an MN-major B.
+    const auto issue_dk = [&] {
+#pragma unroll
+      for (int qs = 0; qs < C::kQuerySteps; ++qs) {
+        uint32_t a[4];
+        fragment(ds_packed, qs, a);
+        mma_rs_mn_major<C::kPaddedDim>(
+            dk_acc, a,
+            ptx::wgmma_desc_mn_major_sw128(smem.q[state.stage][0], C::kPanelBytesQ) + 128 * qs);
+      }
+    };
     // dV += Pᵀ·dO: Pᵀ straight from registers, dO [queries, d] read as an MN-major B. It runs
-    // while dS goes to shared memory.
+    // while dS goes to shared memory (and so does dK unless it follows dQ, below).
     ptx::wgmma_fence();
 #pragma unroll
     for (int qs = 0; qs < C::kQuerySteps; ++qs) {
@@ -887,6 +901,7 @@ __device__ __forceinline__ void consume(SharedStorage<C>& smem, const CUtensorMa
           dv_acc, a,
           ptx::wgmma_desc_mn_major_sw128(smem.d_o[state.stage][0], C::kPanelBytesQ) + 128 * qs);
     }
+    if constexpr (!C::kDkAfterDq) issue_dk();
     ptx::wgmma_commit_group();
 
     // dS [queries, keys] into shared memory, transposed by stmatrix, for dQ = dS·K: both
@@ -926,19 +941,14 @@ __device__ __forceinline__ void consume(SharedStorage<C>& smem, const CUtensorMa
     }
     ptx::wgmma_commit_group();
 
-    // dK += dSᵀ·Q (scaled at the end), dSᵀ from registers, Q read as an MN-major B. It runs
-    // while the dQ partial goes out.
-    ptx::wgmma_fence();
-#pragma unroll
-    for (int qs = 0; qs < C::kQuerySteps; ++qs) {
-      uint32_t a[4];
-      fragment(ds_packed, qs, a);
-      mma_rs_mn_major<C::kPaddedDim>(
-          dk_acc, a,
-          ptx::wgmma_desc_mn_major_sw128(smem.q[state.stage][0], C::kPanelBytesQ) + 128 * qs);
+    if constexpr (C::kDkAfterDq) {
+      ptx::wgmma_fence();
+      issue_dk();  // runs while the dQ partial goes out
+      ptx::wgmma_commit_group();
+      ptx::wgmma_wait_group<1>();  // dV and dQ done, dK in flight
+    } else {
+      ptx::wgmma_wait_group<0>();
     }
-    ptx::wgmma_commit_group();
-    ptx::wgmma_wait_group<1>();  // dV and dQ done, dK in flight
 
     // Accumulate the partial into the fp32 dQ workspace (other CTAs add theirs concurrently).
     const int tile_row = row0 + m0 + (C::kDqSplitRows ? 64 * consumer : 0);
