@@ -558,10 +558,6 @@ __device__ __forceinline__ void wgmma_m64n128k16_bf16_rs_mn_major_b(float (&d)[6
 #ifndef MHA_BWD_DQ_TMA_REDUCE
 #define MHA_BWD_DQ_TMA_REDUCE 1
 #endif
-// Depth of the Q/dO/LSE/Δ ring.
-#ifndef MHA_BWD_STAGES
-#define MHA_BWD_STAGES 2
-#endif
 
 namespace mha_bwd {
 
@@ -583,7 +579,7 @@ struct Config {
 
   static constexpr int kBlockN = 128;                        // keys per CTA
   static constexpr int kBlockM = kHeadDim <= 64 ? 128 : 64;  // queries per step (registers)
-  static constexpr int kStages = MHA_BWD_STAGES;             // Q/dO/LSE/Δ ring
+  static constexpr int kStages = 2;                          // Q/dO/LSE/Δ ring
 
   static constexpr int kWarpgroupThreads = 128;
   static constexpr int kConsumers = 2;
@@ -599,9 +595,6 @@ struct Config {
   // them (64 each), else by d (one 64-column panel each).
   static constexpr bool kDqSplitRows = kBlockM == 2 * 64;
   static constexpr int kDqCols = kDqSplitRows ? kPaddedDim : kPanelCols;
-  // Issue dK after dQ, so that it runs while the dQ partial is stored — unless the registers
-  // it keeps alive (dS beside dQ) do not fit: with 128 queries a step they spill.
-  static constexpr bool kDkAfterDq = !kDqSplitRows;
 
   static constexpr int kScoreRegs = kBlockM / 2;    // a 64 x kBlockM fp32 tile per thread
   static constexpr int kGradRegs = kPaddedDim / 2;  // dK, dV: 64 x kPaddedDim
@@ -620,7 +613,6 @@ struct Config {
   static constexpr uint32_t kStageBytes = 2 * kPanels * kPanelBytesQ + 2 * kBlockM * 4;
 
   static_assert(kHeadDim % kWgmmaK == 0 && kHeadDim <= 128, "head dim: multiple of 16, <= 128");
-  static_assert(kStages >= 2, "the producer must load a step ahead");
   static_assert(kKeysPerConsumer == 64, "each consumer owns one m64 block of keys");
   static_assert(kDqSplitRows || kPanels == kConsumers, "dQ split by d: one panel a consumer");
   static_assert(kDqCols == 64, "dQ partial: m64n64 a consumer");
@@ -879,19 +871,8 @@ __device__ __forceinline__ void consume(SharedStorage<C>& smem, const CUtensorMa
                                               s[4 * j + 3] * (dp[4 * j + 3] - dl.y));
     }
 
-    // dK += dSᵀ·Q (scaled at the end): dSᵀ from registers, Q read as an MN-major B.
-    const auto issue_dk = [&] {
-#pragma unroll
-      for (int qs = 0; qs < C::kQuerySteps; ++qs) {
-        uint32_t a[4];
-        fragment(ds_packed, qs, a);
-        mma_rs_mn_major<C::kPaddedDim>(
-            dk_acc, a,
-            ptx::wgmma_desc_mn_major_sw128(smem.q[state.stage][0], C::kPanelBytesQ) + 128 * qs);
-      }
-    };
-    // dV += Pᵀ·dO: Pᵀ straight from registers, dO [queries, d] read as an MN-major B. It runs
-    // while dS goes to shared memory (and so does dK unless it follows dQ, below).
+    // dV += Pᵀ·dO and dK += dSᵀ·Q (dK scaled at the end): A straight from registers, dO and Q
+    // [queries, d] read as MN-major B operands.
     ptx::wgmma_fence();
 #pragma unroll
     for (int qs = 0; qs < C::kQuerySteps; ++qs) {
@@ -901,7 +882,14 @@ __device__ __forceinline__ void consume(SharedStorage<C>& smem, const CUtensorMa
           dv_acc, a,
           ptx::wgmma_desc_mn_major_sw128(smem.d_o[state.stage][0], C::kPanelBytesQ) + 128 * qs);
     }
-    if constexpr (!C::kDkAfterDq) issue_dk();
+#pragma unroll
+    for (int qs = 0; qs < C::kQuerySteps; ++qs) {
+      uint32_t a[4];
+      fragment(ds_packed, qs, a);
+      mma_rs_mn_major<C::kPaddedDim>(
+          dk_acc, a,
+          ptx::wgmma_desc_mn_major_sw128(smem.q[state.stage][0], C::kPanelBytesQ) + 128 * qs);
+    }
     ptx::wgmma_commit_group();
 
     // dS [queries, keys] into shared memory, transposed by stmatrix, for dQ = dS·K: both
@@ -940,15 +928,9 @@ __device__ __forceinline__ void consume(SharedStorage<C>& smem, const CUtensorMa
           ptx::wgmma_desc_mn_major_sw128(b_tile, C::kPanelBytesKV) + 128 * ks, ks > 0);
     }
     ptx::wgmma_commit_group();
-
-    if constexpr (C::kDkAfterDq) {
-      ptx::wgmma_fence();
-      issue_dk();  // runs while the dQ partial goes out
-      ptx::wgmma_commit_group();
-      ptx::wgmma_wait_group<1>();  // dV and dQ done, dK in flight
-    } else {
-      ptx::wgmma_wait_group<0>();
-    }
+    ptx::wgmma_wait_group<0>();
+    // dV, dK and dQ have read Q, dO and dS; LSE and Δ were read above: hand the stage back.
+    if (thread_in_wg == 0) ptx::mbarrier_arrive(&smem.empty[state.stage]);
 
     // Accumulate the partial into the fp32 dQ workspace (other CTAs add theirs concurrently).
     const int tile_row = row0 + m0 + (C::kDqSplitRows ? 64 * consumer : 0);
@@ -966,9 +948,6 @@ __device__ __forceinline__ void consume(SharedStorage<C>& smem, const CUtensorMa
         }
       }
     }
-    // dV has read dO, dK has read Q, LSE and Δ were read above: hand the stage back.
-    ptx::wgmma_wait_group<0>();
-    if (thread_in_wg == 0) ptx::mbarrier_arrive(&smem.empty[state.stage]);
     buffer ^= 1;
     state.advance<C::kStages>();
   }
