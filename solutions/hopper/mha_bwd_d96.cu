@@ -128,6 +128,12 @@ __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+// bar.arrive id, threads — whole warps; count this warp's arrival at named barrier `id` without
+// waiting (a producer/consumer hand-off: the waiting side uses bar.sync with the same count).
+__device__ __forceinline__ void named_barrier_arrive(uint32_t id, uint32_t threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 // st.release.gpu.global.b32 — a thread; publishes `value` after every write that happens before
 // it (its own, and other threads' ordered before it by a barrier), for any CTA of the GPU.
 __device__ __forceinline__ void store_release_gpu(int* flag, int value) {
