@@ -5,9 +5,11 @@
 # parts candidate compiles use, in the layout of a source tree (docs/running.md, "Carrying a
 # build"), in a folder whose name has a space.
 # A second copy without tasks/ must fail: the check that the original is out of reach.
-#   relocated_build_test.sh PTXBENCH_EXE SOURCE_DIR BINARY_DIR
+# With the worker given too, it goes to its place in the copy's build tree and must find
+# libtvm_ffi.so there through its run path.
+#   relocated_build_test.sh PTXBENCH_EXE SOURCE_DIR BINARY_DIR [PTXBENCH_WORKER_EXE]
 set -euo pipefail
-exe="$1" source_dir="$2" binary_dir="$3"
+exe="$1" source_dir="$2" binary_dir="$3" worker="${4:-}"
 command -v bwrap >/dev/null || { echo "SKIP: no bwrap to hide the original tree"; exit 77; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -19,7 +21,8 @@ cp "$exe" "$work/bare/bin/ptxbench"
 cp -r "$source_dir/tasks" "$copy/tasks"
 cp -r "$source_dir/context" "$copy/context"
 cp -rL "$source_dir/.deps/python/tvm_ffi" "$copy/.deps/python/tvm_ffi"
-cp -rL "$source_dir/.deps/python/nvidia/cu13/bin" "$copy/.deps/python/nvidia/cu13/bin"
+wheel_tools="$source_dir/.deps/python/nvidia/cu13/bin"  # else the toolkit's cuobjdump is used
+[[ -d "$wheel_tools" ]] && cp -rL "$wheel_tools" "$copy/.deps/python/nvidia/cu13/bin"
 cp "$source_dir/tests/compile/data/hopper_wgmma_tma.cu" "$work/candidate.cu"
 
 hidden=(--tmpfs "$source_dir")
@@ -55,4 +58,12 @@ grep -q '"verdict":"NOT_RUN"' "$work/eval.out" ||
   { cat "$work/eval.err"; fail "the candidate was not compiled and disassembled in the copy"; }
 grep -q 'GMMA' "$work/eval.out" || fail "no SASS families in the copy's verdict"
 if grep -q -- "$source_dir" "$work/eval.out"; then fail "the verdict names the original tree"; fi
+if [[ -n "$worker" && "$worker" == "$source_dir"/* ]]; then
+  placed="$copy/${worker#"$source_dir"/}"
+  mkdir -p "$(dirname "$placed")"
+  cp "$worker" "$placed"
+  isolated ldd "$placed" >"$work/ldd.out" 2>&1 || true
+  grep -q "libtvm_ffi.so => $copy/" "$work/ldd.out" ||
+    { cat "$work/ldd.out"; fail "the copied worker does not find the copy's libtvm_ffi.so"; }
+fi
 echo "PASS: the copied build ran with the original trees hidden"
