@@ -29,7 +29,8 @@ def job_for(task, library):
             "outputs": tensors(task["outputs"]), "workload": workload["name"],
             "distribution": workload["distribution"], "seed": str(workload["seed"]), "trials": 5,
             "library": library, "exchange_dir": "",
-            "extra": {"host_memory_budget_bytes": 0, "call_timeout_ms": 60000}}
+            "limits": {"host_memory_budget_bytes": 0, "call_timeout_ms": 60000},
+            "request": {"mode": "candidate", "settings": {}}}
 
 
 def main():

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU machine's side of docs/gpu-results: run from the repository root there, with
-# .deps/device carried (scripts/pack-device-deps.sh, PTXBENCH_PREBUILT set). Uses the prebuilt
+# .deps/device carried (scripts/pack-device-deps.sh, PTXBENCH_PREBUILT set or not). Uses the prebuilt
 # executables when they run on this machine, else builds the snapshot here; then runs the GPU
 # tests, the baselines against PyTorch on the same shapes, candidates back to back through
 # `ptxbench eval` (throughput, repeatability) and the ncu cross-check. One log per step goes to
@@ -25,20 +25,12 @@ rm -rf "$out" && mkdir -p "$out" "$results"
 archive() { tar -czf "$results/logs.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"; }
 export PYTHONUNBUFFERED=1 CUDA_MODULE_LOADING=LAZY
 
-# The prebuilt tree was configured at /opt/ptxb/root (a `git archive` of the commit, with its
-# build in build-b1 and the PyPI parts in .deps/python): recreate that layout so the absolute
-# paths baked into executables and tests resolve here as they did there.
-# Without a prebuilt snapshot (.deps/device packed without PTXBENCH_PREBUILT) the carried
-# working tree itself is built here (the build step below).
-if [[ -d "$deps/src" ]]; then
-  tree=/opt/ptxb/root
-  rm -rf "$tree" && mkdir -p /opt/ptxb && cp -a "$deps/src" "$tree"
-  mkdir -p "$tree/.deps"
-  ln -sfn "$deps/build" "$tree/build-b1"
-else
-  tree="$root"
-  mkdir -p "$tree/.deps"
-fi
+# A prebuilt snapshot (.deps/device/src with its build in src/build, scripts/pack-device-deps.sh)
+# runs where it lies: its executables find their configured paths again relative to themselves
+# (docs/running.md, "Carrying a build"). Without one the carried working tree is built here.
+tree="$root"
+[[ -d "$deps/src" ]] && tree="$deps/src"
+mkdir -p "$tree/.deps"
 ln -sfn "$deps/pydeps" "$tree/.deps/python"
 
 # PyTorch's own cuDNN and cuBLAS first: the baselines then use the very libraries PyTorch uses.
@@ -73,7 +65,7 @@ step() {  # name timeout_s command...
 }
 wants() { [[ " $steps " == *" $1 "* ]]; }
 
-build="$tree/build-b1"
+build="$tree/build"
 worker="$build/src/ptxbench-worker"
 if ! "$worker" info >"$out/prebuilt-check.log" 2>&1; then
   # The carried executables do not run here: build the same snapshot on this machine.

@@ -36,6 +36,15 @@ int run_mode(const std::string& mode, const std::string& job_file) {
     gpu::print_reply(ReplyStatus::kInternalError, jobs.error().message);
     return 2;
   }
+  for (const auto& job : jobs.value()) {
+    if (ptxbench::eval::worker::mode_of(job.request) != mode) {
+      gpu::print_reply(ReplyStatus::kInternalError,
+                       "a job's request is for the " +
+                           std::string(ptxbench::eval::worker::mode_of(job.request)) +
+                           " mode, not " + mode);
+      return 2;
+    }
+  }
   if (mode == "candidate") return gpu::run_candidate_mode(jobs.value());
   if (mode == "judge") return gpu::run_judge_mode(jobs.value());
   if (mode == "time") return gpu::run_timing_mode(jobs->front());

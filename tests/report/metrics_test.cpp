@@ -65,6 +65,28 @@ TEST(Metrics, AllFailures) {
   EXPECT_TRUE(m.best_speedups.empty());
 }
 
+// The best fraction of the speed of light per trajectory comes from its correct turns only; a
+// trajectory without any bounded correct turn adds nothing.
+TEST(Metrics, SpeedOfLightIsTheBestCorrectTurnsFraction) {
+  TurnSpec bounded = passed(1.2);
+  bounded.speed_of_light = 0.3;
+  TurnSpec better = passed(0.9);  // slower than the baseline but nearer the bound
+  better.speed_of_light = 0.5;
+  TurnSpec wrong = fails(Verdict::kIncorrectNumerical);
+  wrong.speed_of_light = 0.9;
+  Set set;
+  set.add({.turns = {bounded, better}})
+      .add({.turns = {wrong, bounded}})
+      .add({.turns = {passed(2)}});
+  const auto t1 = metrics_at(set.view(), 1, kBootstrap);
+  EXPECT_EQ(t1.best_speed_of_light, (std::vector<double>{0.3}));
+  const auto t2 = metrics_at(set.view(), 2, kBootstrap);
+  EXPECT_EQ(t2.best_speed_of_light, (std::vector<double>{0.3, 0.5}));
+  ASSERT_TRUE(t2.median_speed_of_light.value);
+  EXPECT_DOUBLE_EQ(*t2.median_speed_of_light.value, 0.4);
+  EXPECT_FALSE(metrics_at({}, 2, kBootstrap).median_speed_of_light.value);
+}
+
 // NOT_RUN says nothing about correctness: such a trajectory is in no rate but compiled until a
 // turn of it is correct.
 TEST(Metrics, NotRunIsNotMeasuredNeverIncorrect) {

@@ -118,6 +118,56 @@ TEST(Report, DefaultTurnLimitsAreThoseTheRunsHave) {
   EXPECT_EQ(limits_for({}), (std::vector<int>{1}));
 }
 
+// The fraction of the speed of light beside the speedup: the median over trajectories of each
+// one's best, per task; "not measured" for a task whose records carry no bound.
+TEST(Report, SpeedOfLightBesideTheSpeedup) {
+  util::TempDir root;
+  testing::TurnSpec slow = testing::passed(1.2);
+  slow.speed_of_light = 0.4;
+  testing::TurnSpec fast = testing::passed(1.5);
+  fast.speed_of_light = 0.6;
+  std::vector<agent::Trajectory> trajectories{
+      testing::make_trajectory({.sample = 0, .max_turns = 2, .turns = {slow, fast}}),
+      testing::make_trajectory({.sample = 1, .max_turns = 2, .turns = {slow}}),
+      testing::make_trajectory(
+          {.task = "gemm_n5120_k5120", .max_turns = 2, .turns = {testing::passed(1.1)}})};
+  testing::write_run(root.path() / "run", trajectories);
+  auto paths = write_report({root.path() / "run"}, quiet(root.path() / "out"));
+  ASSERT_TRUE(paths) << paths.error().message;
+  int seen = 0;
+  for (const auto& row : csv_rows(root.path() / "out" / "tables" / "speedup.csv")) {
+    if (row.at("t") != "2") continue;
+    ++seen;
+    if (row.at("task") == "gemm_n7168_k5120") {
+      EXPECT_NEAR(std::stod(row.at("speed_of_light")), (0.6 + 0.4) / 2, 1e-12);
+      EXPECT_EQ(row.at("speed_of_light_n"), "2");
+    } else {
+      EXPECT_EQ(row.at("speed_of_light"), "") << "no bound recorded";
+      EXPECT_FALSE(row.at("median").empty()) << "the speedup is there all the same";
+    }
+  }
+  EXPECT_EQ(seen, 2);
+  for (const auto& row : csv_rows(root.path() / "out" / "tables" / "trajectory_states.csv")) {
+    if (row.at("task") != "gemm_n7168_k5120" || row.at("sample") != "0") continue;
+    EXPECT_EQ(row.at("speed_of_light"), row.at("t") == "1" ? "0.4" : "0.6");
+  }
+  const auto md = util::read_file(paths->summary_markdown);
+  ASSERT_TRUE(md);
+  const auto table = md->find("Best speedup over the vendor baseline");
+  ASSERT_NE(table, std::string::npos);
+  EXPECT_NE(md->find("speed_of_light", table), std::string::npos);
+  EXPECT_NE(md->find("not measured", table), std::string::npos);
+  const auto html = util::read_file(paths->html);
+  ASSERT_TRUE(html);
+  EXPECT_NE(html->find("speed_of_light"), std::string::npos);
+  auto report_json = json::parse(*util::read_file(paths->json));
+  bool in_json = false;
+  for (const auto& column : report_json["tables"]["speedup"]["columns"]) {
+    in_json = in_json || column.dump().find("speed_of_light") != std::string::npos;
+  }
+  EXPECT_TRUE(in_json);
+}
+
 // A run in which no GPU stage ran (a CPU machine): not 0% correct but "not measured", a banner,
 // plots that say why they are empty, unknown tokens as "–".
 TEST(Report, WithoutGpuStagesNothingIsCountedAsIncorrect) {

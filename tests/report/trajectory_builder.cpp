@@ -59,6 +59,10 @@ eval::Evaluation make_evaluation(const std::string& task, arch::Arch arch, const
                                                .status = turn.verdict,
                                                .trials = 3,
                                                .speedup = turn.speedup});
+    if (turn.speed_of_light) {
+      e.workloads.back().speed_of_light =
+          eval::SpeedOfLight{.bound_ms = 1.0, .fraction = *turn.speed_of_light};
+    }
   }
   return e;
 }

@@ -15,11 +15,12 @@ namespace ptxbench::report::testing {
 
 struct TurnSpec {
   eval::Verdict verdict = eval::Verdict::kPassed;
-  std::optional<double> speedup;  // headline workload, when timed
-  bool family_executed = true;    // a requested family executed (count > 0)
-  std::string compile_log;        // for COMPILE_ERROR
-  std::string compile_message;    // the compile stage's one-line reason
-  int turn = 0;                   // 0: position + 1
+  std::optional<double> speedup;         // headline workload, when timed
+  std::optional<double> speed_of_light;  // its fraction of the speed of light, when bounded
+  bool family_executed = true;           // a requested family executed (count > 0)
+  std::string compile_log;               // for COMPILE_ERROR
+  std::string compile_message;           // the compile stage's one-line reason
+  int turn = 0;                          // 0: position + 1
   std::optional<std::int64_t> prompt_tokens = 1000;
   std::optional<std::int64_t> completion_tokens = 400;
   std::optional<std::int64_t> reasoning_tokens;

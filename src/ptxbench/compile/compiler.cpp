@@ -30,11 +30,25 @@ std::string nvcc_version(util::ProcessRunner& runner, const std::filesystem::pat
   return "unknown";
 }
 
+namespace {
+
+// nvcc hands -Xlinker values to a shell and splits them at spaces: a folder with a space (a
+// tree copied to "/data/my builds") is quoted; one with a character a shell would still read
+// ($, `, \, ") gets no run path, which costs nothing in the worker: it has loaded libtvm_ffi.so
+// itself, so the candidate's dependency resolves by its soname.
+std::vector<std::string> rpath_arguments(const std::string& folder) {
+  if (folder.find_first_of("\"$`\\,") != std::string::npos) return {};
+  if (folder.find(' ') != std::string::npos) return {"-Xlinker", "-rpath,\"" + folder + "\""};
+  return {"-Xlinker", "-rpath," + folder};
+}
+
+}  // namespace
+
 std::vector<std::string> nvcc_command(const std::filesystem::path& nvcc, arch::Arch arch,
                                       std::string_view source, std::string_view output) {
   const std::string tvm_include = config::relocated(config::kTvmFfiIncludeDir).string();
   const std::string tvm_lib = config::relocated(config::kTvmFfiLibraryDir).string();
-  return {
+  std::vector<std::string> command{
       nvcc.string(),
       "-std=c++17",
       "-O3",
@@ -50,14 +64,12 @@ std::vector<std::string> nvcc_command(const std::filesystem::path& nvcc, arch::A
       "-v",
       "-I" + tvm_include,
       "-L" + tvm_lib,
-      "-Xlinker",
-      "-rpath," + tvm_lib,
-      "-ltvm_ffi",
-      "-lcuda",
-      "-o",
-      std::string(output),
-      std::string(source),
   };
+  for (auto& argument : rpath_arguments(tvm_lib)) command.push_back(std::move(argument));
+  for (std::string_view argument : {"-ltvm_ffi", "-lcuda", "-o"}) command.emplace_back(argument);
+  command.emplace_back(output);
+  command.emplace_back(source);
+  return command;
 }
 
 CompileOutput compile_candidate(util::ProcessRunner& runner, const CompileOptions& options,

@@ -26,8 +26,10 @@ std::string compile_command_text(arch::Arch arch) {
   const auto argv =
       compile::nvcc_command("nvcc", arch, compile::kSourceFileName, compile::kObjectFileName);
   std::string text = fmt::format("{}", fmt::join(argv, " "));
-  replace_all(text, config::kTvmFfiIncludeDir, "<tvm-ffi>/include");
-  replace_all(text, config::kTvmFfiLibraryDir, "<tvm-ffi>/lib");
+  // The folders as nvcc_command found them (relocated), so the prompt reads the same wherever
+  // the built tree lies.
+  replace_all(text, config::relocated(config::kTvmFfiIncludeDir).string(), "<tvm-ffi>/include");
+  replace_all(text, config::relocated(config::kTvmFfiLibraryDir).string(), "<tvm-ffi>/lib");
   return text;
 }
 

@@ -19,6 +19,10 @@ TrajectoryState state_within(const TrajectoryRecord& trajectory, int turn_limit)
     state.verified_any = state.verified_any || turn.any_requested_executed;
     if (turn.speedup)
       state.best_speedup = std::max(state.best_speedup.value_or(*turn.speedup), *turn.speedup);
+    if (turn.speed_of_light) {
+      state.best_speed_of_light =
+          std::max(state.best_speed_of_light.value_or(*turn.speed_of_light), *turn.speed_of_light);
+    }
   }
   state.measured = state.correct || !not_run;
   return state;
@@ -38,6 +42,7 @@ MetricsAt metrics_at(const TrajectorySet& trajectories, int turn_limit,
     m.correct.k += state.correct;
     m.verified.k += state.verified;
     m.verified_any.k += state.verified_any;
+    if (state.best_speed_of_light) m.best_speed_of_light.push_back(*state.best_speed_of_light);
     if (!state.best_speedup) continue;
     m.best_speedups.push_back(*state.best_speedup);
     for (std::size_t i = 0; i < kFastThresholds.size(); ++i) {
@@ -50,6 +55,8 @@ MetricsAt metrics_at(const TrajectorySet& trajectories, int turn_limit,
   std::sort(m.best_speedups.begin(), m.best_speedups.end());
   m.max_speedup = bootstrap(m.best_speedups, statistic_max, settings);
   m.median_speedup = bootstrap(m.best_speedups, statistic_median, settings);
+  std::sort(m.best_speed_of_light.begin(), m.best_speed_of_light.end());
+  m.median_speed_of_light = bootstrap(m.best_speed_of_light, statistic_median, settings);
   return m;
 }
 

@@ -27,6 +27,8 @@ struct TrajectoryState {
   bool verified = false;      // strict: some turn <= t PASSED
   bool verified_any = false;  // loose: some turn <= t correct with any requested family executed
   std::optional<double> best_speedup;  // best headline speedup of a correct turn <= t
+  // The largest headline fraction of the speed of light of a correct turn <= t.
+  std::optional<double> best_speed_of_light;
   // False when no turn <= t was correct and one was NOT_RUN (GPU stages not run): whether it
   // would have been correct is unknown, so it counts in no rate but compiled.
   bool measured = true;
@@ -48,6 +50,8 @@ struct MetricsAt {
   std::vector<double> best_speedups;  // one per trajectory with a timed correct kernel
   Estimate max_speedup;               // bootstrap over those trajectories
   Estimate median_speedup;
+  std::vector<double> best_speed_of_light;  // one per trajectory with a bounded correct kernel
+  Estimate median_speed_of_light;
 };
 MetricsAt metrics_at(const TrajectorySet& trajectories, int turn_limit,
                      const BootstrapSettings& settings);

@@ -57,6 +57,12 @@ std::vector<std::pair<std::string, std::string>> method_notes(const ReportPage& 
        "time / kernel time) among its correct turns within t. Then the maximum "
        "and median over trajectories; fast_p is the share of all trajectories "
        "whose best speedup exceeds p."},
+      {"speed of light",
+       "beside the speedup: per trajectory, the largest headline-workload fraction of the "
+       "analytic bound among its correct turns within t (task FLOPs at the dense BF16 peak at "
+       "the measured SM clock, or bytes at the HBM bandwidth, over the kernel's time; 1 = at "
+       "the bound), then the median over trajectories; not measured where no correct turn "
+       "carries a bound."},
       {"intervals",
        fmt::format("rates: 95% Wilson score interval with k/n. Speedups: 95% percentile "
                    "bootstrap over trajectories, {} resamples, seeded from {} and the group's "

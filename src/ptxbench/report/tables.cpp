@@ -89,11 +89,18 @@ Table speedup_table(const ReportData& data) {
           "Per trajectory, the best headline-workload speedup (baseline time / kernel time) among "
           "its correct turns within t; then over trajectories the maximum and the median with 95% "
           "percentile-bootstrap intervals (trajectories resampled). fast_p: share of all "
-          "trajectories with a correct kernel faster than p times the baseline.",
+          "trajectories with a correct kernel faster than p times the baseline. "
+          "speed_of_light: beside the speedup, the median over trajectories of the best "
+          "fraction of the analytic bound reached (FLOPs at the dense BF16 peak at the measured "
+          "clock, or bytes at the HBM bandwidth, over the kernel's time; 1 = at the bound).",
       .columns = with_key(integer("t", "turn limit"), integer("n", "trajectories"),
                           integer("timed", "trajectories with a correct, timed kernel"),
                           measure("best", "largest best speedup over trajectories", 3),
-                          measure("median", "median best speedup over trajectories with one", 3))};
+                          measure("median", "median best speedup over trajectories with one", 3),
+                          measure("speed_of_light",
+                                  "median best fraction of the speed of light (analytic bound / "
+                                  "kernel time) over trajectories with one",
+                                  3))};
   for (double p : kFastThresholds) {
     table.columns.push_back(
         measure(threshold_name(p),
@@ -108,8 +115,10 @@ Table speedup_table(const ReportData& data) {
         if (!out.value && m.correct.n == 0 && m.not_measured > 0) out.absent = "not measured";
         return out;
       };
+      Measure bound = measure_of(m.median_speed_of_light);
+      if (!bound.value) bound.absent = "not measured";
       append(row, {std::int64_t{t}, std::int64_t{m.trajectories}, count(m.best_speedups.size()),
-                   speedup(m.max_speedup), speedup(m.median_speedup)});
+                   speedup(m.max_speedup), speedup(m.median_speedup), bound});
       for (const auto& f : m.fast) row.push_back(measure_of(f, m.not_measured));
       table.add_row(std::move(row));
     }
@@ -157,18 +166,22 @@ Table trajectory_states_table(const ReportData& data) {
                    integer("correct", "1 if correct within t turns"),
                    integer("verified", "1 if PASSED within t turns"),
                    integer("verified_any", "1 if correct with any requested family executed"),
-                   number("best_speedup", "best speedup of a correct turn within t", 4)),
+                   number("best_speedup", "best speedup of a correct turn within t", 4),
+                   number("speed_of_light",
+                          "best fraction of the speed of light of a correct turn within t "
+                          "(empty: not measured)",
+                          4)),
       .on_page = false};
   for (const auto& [key, set] : data.cells) {
     for (const auto* trajectory : set) {
       for (int t : data.turn_limits) {
         const auto s = state_within(*trajectory, t);
         auto row = key_cells(key);
-        append(row,
-               {trajectory->id, std::int64_t{trajectory->sample}, count(trajectory->turns.size()),
-                trajectory->status, trajectory->exit_status, std::int64_t{t},
-                std::int64_t{s.compiled}, std::int64_t{s.correct}, std::int64_t{s.verified},
-                std::int64_t{s.verified_any}, optional_number(s.best_speedup)});
+        append(row, {trajectory->id, std::int64_t{trajectory->sample},
+                     count(trajectory->turns.size()), trajectory->status, trajectory->exit_status,
+                     std::int64_t{t}, std::int64_t{s.compiled}, std::int64_t{s.correct},
+                     std::int64_t{s.verified}, std::int64_t{s.verified_any},
+                     optional_number(s.best_speedup), optional_number(s.best_speed_of_light)});
         table.add_row(std::move(row));
       }
     }

@@ -63,6 +63,10 @@ TurnRecord turn_from_evaluation(int turn, const eval::Evaluation& evaluation) {
                     .any_requested_executed = evaluation.any_requested_executed(),
                     .speedup = evaluation.headline_speedup(),
                     .correctness_rule = correctness_rule_of(evaluation)};
+  for (const auto& workload : evaluation.workloads) {
+    if (workload.headline && workload.speed_of_light && workload.speed_of_light->fraction > 0)
+      record.speed_of_light = workload.speed_of_light->fraction;
+  }
   if (evaluation.verdict == eval::Verdict::kCompileError) {
     const auto* stage = evaluation.find_stage(eval::Stage::kCompile);
     const std::string message =

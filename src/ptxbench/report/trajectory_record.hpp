@@ -21,8 +21,11 @@ struct TurnRecord {
   int turn = 0;  // 1-based, as recorded
   eval::Verdict verdict = eval::Verdict::kInternalError;
   bool compiled = false;
-  bool any_requested_executed = false;            // Evaluation::any_requested_executed()
-  std::optional<double> speedup;                  // headline workload, when it was timed
+  bool any_requested_executed = false;  // Evaluation::any_requested_executed()
+  std::optional<double> speedup;        // headline workload, when it was timed
+  // The headline's fraction of the speed of light (analytic bound / kernel time, 1 = at the
+  // bound; SpeedOfLight in eval/evaluation.hpp), when it was timed and the GPU was known.
+  std::optional<double> speed_of_light;
   std::optional<CompileErrorKind> compile_error;  // set when verdict is COMPILE_ERROR
   std::optional<std::int64_t> prompt_tokens;
   std::optional<std::int64_t> completion_tokens;

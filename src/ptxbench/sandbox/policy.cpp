@@ -30,9 +30,10 @@ namespace {
 
 // The CUDA toolkit and ptxbench's PyPI parts, wherever this build found them.
 std::vector<std::filesystem::path> toolkit_paths() {
+  // Relocated: a built tree copied elsewhere compiles against its own copy (config.hpp).
   std::vector<std::filesystem::path> paths = {"/usr/local/cuda",
-                                              std::string(config::kTvmFfiIncludeDir),
-                                              std::string(config::kTvmFfiLibraryDir)};
+                                              config::relocated(config::kTvmFfiIncludeDir),
+                                              config::relocated(config::kTvmFfiLibraryDir)};
   if (const char* home = std::getenv("CUDA_HOME"); home != nullptr && *home != '\0')
     paths.emplace_back(home);
   return paths;

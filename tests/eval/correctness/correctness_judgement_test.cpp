@@ -26,12 +26,14 @@ struct Replies {
 };
 
 Replies clean_replies(int trials) {
-  Replies r{json{{"jobs", json::array({json{{"trials", json::array()}}})}},
-            json{{"jobs", json::array({json{{"trials", json::array()}}})}}};
+  Replies r{json{{"jobs", json::array({json{{"workload", "M4"}, {"trials", json::array()}}})}},
+            json{{"jobs", json::array({json{{"workload", "M4"}, {"trials", json::array()}}})}}};
   for (int t = 0; t < trials; ++t) {
     json hashes = json::array({"aa", "bb"});
-    r.candidate["jobs"][0]["trials"].push_back(
-        {{"trial", t}, {"input_hashes_before", hashes}, {"input_hashes_after", hashes}});
+    r.candidate["jobs"][0]["trials"].push_back({{"trial", t},
+                                                {"seed", "7"},
+                                                {"input_hashes_before", hashes},
+                                                {"input_hashes_after", hashes}});
     r.judge["jobs"][0]["trials"].push_back(
         {{"trial", t},
          {"seed", "7"},
@@ -42,9 +44,22 @@ Replies clean_replies(int trials) {
   return r;
 }
 
+// The replies read as WorkerGpuStages reads them, then judged; an unreadable reply is ptxbench's
+// INTERNAL_ERROR.
+CorrectnessJudgement judge(const std::vector<WorkerJob>& jobs, const std::vector<bool>& headline,
+                           const json& candidate, const json& judge) {
+  auto c = correctness::candidate_reply_from_json(candidate);
+  auto j = correctness::judge_reply_from_json(judge);
+  if (!c || !j) {
+    return {.verdict = Verdict::kInternalError,
+            .message = !c ? c.error().message : j.error().message};
+  }
+  return judge_correctness(jobs, headline, *c, *j);
+}
+
 TEST(CorrectnessJudgement, CleanTrialsPass) {
   auto r = clean_replies(2);
-  auto j = judge_correctness({gemm_job()}, {true}, r.candidate, r.judge);
+  auto j = judge({gemm_job()}, {true}, r.candidate, r.judge);
   EXPECT_EQ(j.verdict, Verdict::kPassed) << j.message;
   ASSERT_EQ(j.workloads.size(), 1u);
   EXPECT_TRUE(j.workloads[0].headline);
@@ -60,7 +75,7 @@ TEST(CorrectnessJudgement, MismatchNamesTrialOutputAndElement) {
   out["mismatches"] = 3;
   out["first_bad_index"] = 7;  // row 1, column 2 of a 4x5 output
   out["max_abs_error"] = 0.5;
-  auto j = judge_correctness({gemm_job()}, {false}, r.candidate, r.judge);
+  auto j = judge({gemm_job()}, {false}, r.candidate, r.judge);
   EXPECT_EQ(j.verdict, Verdict::kIncorrectNumerical);
   EXPECT_NE(j.message.find("trial 2"), std::string::npos) << j.message;
   EXPECT_NE(j.message.find("C[1, 2]"), std::string::npos) << j.message;
@@ -94,7 +109,7 @@ TEST(CorrectnessJudgement, AsAccurateDecidesByDefaultAndKeepsBothVerdicts) {
   auto& out = r.judge["jobs"][0]["trials"][1]["outputs"][0];
   out["mismatches"] = 1;
   out["first_bad_index"] = 3;
-  auto j = judge_correctness({gemm_job()}, {true}, r.candidate, r.judge);
+  auto j = judge({gemm_job()}, {true}, r.candidate, r.judge);
   EXPECT_EQ(j.verdict, Verdict::kPassed) << j.message;
   const OutputCheck& check = j.workloads[0].outputs[0];
   EXPECT_TRUE(check.passed);
@@ -109,7 +124,7 @@ TEST(CorrectnessJudgement, LessAccurateThanTheLibraryFailsWhileMatchingIt) {
   auto r = clean_replies(2);
   r.judge["jobs"][0]["trials"][0]["outputs"][0]["accuracy"] = accuracy_record(0.008, 0, -1);
   r.judge["jobs"][0]["trials"][1]["outputs"][0]["accuracy"] = accuracy_record(0.09, 4, 7);
-  auto j = judge_correctness({gemm_job()}, {false}, r.candidate, r.judge);
+  auto j = judge({gemm_job()}, {false}, r.candidate, r.judge);
   EXPECT_EQ(j.verdict, Verdict::kIncorrectNumerical);
   EXPECT_NE(j.message.find("trial 2"), std::string::npos) << j.message;
   EXPECT_NE(j.message.find("less accurate than the library"), std::string::npos) << j.message;
@@ -129,7 +144,7 @@ TEST(CorrectnessJudgement, MatchesLibraryRuleIgnoresTheFiguresForTheVerdict) {
   r.judge["jobs"][0]["trials"][0]["outputs"][0]["accuracy"] = accuracy_record(0.09, 4, 7);
   WorkerJob job = gemm_job(1);
   job.tolerance.rule = task::CorrectnessRule::kMatchesLibrary;
-  auto j = judge_correctness({job}, {false}, r.candidate, r.judge);
+  auto j = judge({job}, {false}, r.candidate, r.judge);
   EXPECT_EQ(j.verdict, Verdict::kPassed) << j.message;
   const OutputCheck& check = j.workloads[0].outputs[0];
   EXPECT_EQ(check.rule, task::CorrectnessRule::kMatchesLibrary);
@@ -141,7 +156,7 @@ TEST(CorrectnessJudgement, WithoutFiguresTheElementRuleDecidesAndSaysWhy) {
   auto r = clean_replies(1);
   r.judge["jobs"][0]["trials"][0]["outputs"][0]["accuracy_unavailable"] =
       "no high-precision reference for op_type conv";
-  auto j = judge_correctness({gemm_job(1)}, {false}, r.candidate, r.judge);
+  auto j = judge({gemm_job(1)}, {false}, r.candidate, r.judge);
   EXPECT_EQ(j.verdict, Verdict::kPassed) << j.message;
   const OutputCheck& check = j.workloads[0].outputs[0];
   EXPECT_EQ(check.rule, task::CorrectnessRule::kMatchesLibrary);
@@ -154,7 +169,7 @@ TEST(CorrectnessJudgement, AllNanOutputWasNeverWritten) {
   auto& out = r.judge["jobs"][0]["trials"][0]["outputs"][0];
   out["mismatches"] = 20;
   out["nan_count"] = 20;
-  auto j = judge_correctness({gemm_job(1)}, {false}, r.candidate, r.judge);
+  auto j = judge({gemm_job(1)}, {false}, r.candidate, r.judge);
   EXPECT_EQ(j.verdict, Verdict::kIncorrectShape) << j.message;
   EXPECT_NE(j.message.find("never written"), std::string::npos);
 }
@@ -162,7 +177,7 @@ TEST(CorrectnessJudgement, AllNanOutputWasNeverWritten) {
 TEST(CorrectnessJudgement, ModifiedInputsAreNamed) {
   auto r = clean_replies(1);
   r.candidate["jobs"][0]["trials"][0]["input_hashes_after"] = json::array({"aa", "cc"});
-  auto j = judge_correctness({gemm_job(1)}, {false}, r.candidate, r.judge);
+  auto j = judge({gemm_job(1)}, {false}, r.candidate, r.judge);
   EXPECT_EQ(j.verdict, Verdict::kInputsModified);
   EXPECT_NE(j.message.find("B"), std::string::npos) << j.message;
 }
@@ -171,7 +186,7 @@ TEST(CorrectnessJudgement, WrongOutputsOutrankModifiedInputs) {
   auto r = clean_replies(1);
   r.candidate["jobs"][0]["trials"][0]["input_hashes_after"] = json::array({"zz", "bb"});
   r.judge["jobs"][0]["trials"][0]["outputs"][0]["mismatches"] = 1;
-  auto j = judge_correctness({gemm_job(1)}, {false}, r.candidate, r.judge);
+  auto j = judge({gemm_job(1)}, {false}, r.candidate, r.judge);
   EXPECT_EQ(j.verdict, Verdict::kIncorrectNumerical);
 }
 
@@ -179,15 +194,15 @@ TEST(CorrectnessJudgement, IrreproducibleInputsAreOurFault) {
   auto r = clean_replies(1);
   r.judge["jobs"][0]["trials"][0]["input_hashes"] = json::array({"aa", "different"});
   r.judge["jobs"][0]["trials"][0]["outputs"][0]["mismatches"] = 5;
-  auto j = judge_correctness({gemm_job(1)}, {false}, r.candidate, r.judge);
+  auto j = judge({gemm_job(1)}, {false}, r.candidate, r.judge);
   EXPECT_EQ(j.verdict, Verdict::kInternalError) << j.message;
 }
 
 TEST(CorrectnessJudgement, MissingTrialsAreOurFault) {
   auto r = clean_replies(1);
-  auto j = judge_correctness({gemm_job(2)}, {false}, r.candidate, r.judge);
+  auto j = judge({gemm_job(2)}, {false}, r.candidate, r.judge);
   EXPECT_EQ(j.verdict, Verdict::kInternalError);
-  auto k = judge_correctness({gemm_job(1)}, {false}, json("garbage"), r.judge);
+  auto k = judge({gemm_job(1)}, {false}, json("garbage"), r.judge);
   EXPECT_EQ(k.verdict, Verdict::kInternalError);
 }
 

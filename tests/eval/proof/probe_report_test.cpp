@@ -63,17 +63,25 @@ TEST(ProbeReport, MalformedReportsAreErrorsNotExceptions) {
   EXPECT_FALSE(without_crc->candidate_crc.has_value());
 }
 
-TEST(ProbeRequest, TravelsInTheJobsExtra) {
+TEST(ProbeRequest, TravelsAsTheJobsRequest) {
   worker::WorkerJob job;
-  job.extra = {{"other", 1}};
-  set_probe_request(job, {.cubin = "/tmp/c.cubin"});
+  job.request = ProbeRequest{.cubin = "/tmp/c.cubin"};
   const auto parsed = worker::job_from_json(worker::to_json(job));
-  ASSERT_TRUE(parsed.has_value());
-  const auto request = probe_request_from(*parsed);
-  ASSERT_TRUE(request.has_value()) << request.error().message;
+  ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
+  const auto* request = std::get_if<ProbeRequest>(&parsed->request);
+  ASSERT_NE(request, nullptr);
   EXPECT_EQ(request->cubin, "/tmp/c.cubin");
-  EXPECT_EQ(parsed->extra.at("other"), 1);
-  EXPECT_FALSE(probe_request_from(worker::WorkerJob{}).has_value());
+  EXPECT_EQ(worker::mode_of(parsed->request), "probe");
+}
+
+TEST(ProbeRequest, MalformedRequestsAreErrors) {
+  EXPECT_FALSE(probe_request_from_json(nlohmann::json::object()).has_value());
+  const auto wrong = probe_request_from_json({{"cubin", 7}});
+  ASSERT_FALSE(wrong.has_value());
+  EXPECT_NE(wrong.error().message.find("cubin"), std::string::npos) << wrong.error().message;
+  const auto back = probe_request_from_json(to_json(ProbeRequest{.cubin = "/a.cubin"}));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->cubin, "/a.cubin");
 }
 
 ProbeInvocation invocation() {
@@ -96,7 +104,8 @@ TEST(RunProbe, ReadsTheLastReplyLine) {
   ASSERT_EQ(runner.calls.size(), 1u);
   const auto job = worker::parse_job(*runner.calls[0].stdin_text);
   ASSERT_TRUE(job.has_value());
-  EXPECT_EQ(probe_request_from(*job)->cubin, "/work/candidate.cubin");
+  ASSERT_TRUE(std::holds_alternative<ProbeRequest>(job->request));
+  EXPECT_EQ(std::get<ProbeRequest>(job->request).cubin, "/work/candidate.cubin");
 }
 
 TEST(RunProbe, FailuresBecomeReportsWithAnError) {

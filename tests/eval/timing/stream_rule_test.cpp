@@ -27,7 +27,7 @@ TEST(StreamRule, WorkOnTheCallersStreamPasses) {
   rule.add_call(true, {kernels_on(kCaller, {kAnonymousKernel, kTemplateKernel})});
   EXPECT_FALSE(rule.violated());
   EXPECT_EQ(rule.message(), "");
-  EXPECT_EQ(rule.to_json()["other_stream_ids"].size(), 0u);
+  EXPECT_TRUE(rule.summary().other_stream_ids.empty());
 }
 
 TEST(StreamRule, AKernelOnAnotherStreamIsABreachThatNamesIt) {
@@ -50,11 +50,11 @@ TEST(StreamRule, OnlyTheOtherStreamsWorkIsCounted) {
   rule.add_call(
       true, {kernels_on(kPrivate, {kTemplateKernel}), kernels_on(kPrivate + 1, {kTemplateKernel})});
   ASSERT_TRUE(rule.violated());
-  auto j = rule.to_json();
-  EXPECT_EQ(j["caller_stream_id"], kCaller);
-  EXPECT_EQ(j["other_stream_ids"], nlohmann::json::array({kPrivate, kPrivate + 1}));
-  EXPECT_EQ(j["kernels"], 3);
-  EXPECT_EQ(j["kernel_names"], nlohmann::json::array({kTemplateKernel}));
+  StreamSummary j = rule.summary();
+  EXPECT_EQ(j.caller_stream_id, kCaller);
+  EXPECT_EQ(j.other_stream_ids, (std::vector<std::uint32_t>{kPrivate, kPrivate + 1}));
+  EXPECT_EQ(j.kernels, 3);
+  EXPECT_EQ(j.kernel_names, (std::vector<std::string>{kTemplateKernel}));
   EXPECT_THAT(rule.message(), HasSubstr("CUPTI stream ids 21, 22"));
   EXPECT_THAT(rule.message(), HasSubstr("3 kernels: tile<64>"));
   EXPECT_THAT(rule.message(), Not(HasSubstr("gemm_tiled")));
@@ -67,7 +67,7 @@ TEST(StreamRule, WorkFromABackgroundThreadOnAnotherStreamIsABreach) {
   rule.add_call(true, {kernels_on(kCaller, {kTemplateKernel}), background});
   ASSERT_TRUE(rule.violated());
   EXPECT_THAT(rule.message(), HasSubstr("1 launch from another thread between calls"));
-  EXPECT_EQ(rule.to_json()["background_launches"], 1);
+  EXPECT_EQ(rule.summary().background_launches, 1);
   rule.add_call(true, {background});
   EXPECT_THAT(rule.message(), HasSubstr("2 launches from another thread between calls"));
 }
@@ -106,9 +106,9 @@ TEST(StreamRule, AnEmptyTraceIsNoBreach) {
   rule.add_call(true, {StreamWork{.stream_id = kPrivate}});  // a stream entry without work
   EXPECT_FALSE(rule.violated());
   EXPECT_EQ(rule.message(), "");
-  auto j = rule.to_json();
-  EXPECT_EQ(j["kernels"], 0);
-  EXPECT_EQ(j["memory_operations"], 0);
+  StreamSummary j = rule.summary();
+  EXPECT_EQ(j.kernels, 0);
+  EXPECT_EQ(j.memory_operations, 0);
 }
 
 TEST(StreamRule, ManyKernelNamesAreShortened) {

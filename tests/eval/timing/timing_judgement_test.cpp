@@ -2,25 +2,25 @@
 
 #include <gtest/gtest.h>
 
-#include "ptxbench/eval/timing/timing_record.hpp"
-
 namespace ptxbench::eval::worker {
 namespace {
 
-nlohmann::json reply(double candidate_ms, double baseline_ms, bool outputs_match = true) {
-  auto stats = [](double ms) {
-    return to_json(TimingStats{.median_ms = ms,
-                               .q1_ms = ms * 0.99,
-                               .q3_ms = ms * 1.01,
-                               .samples = 20,
-                               .sm_clock_mhz = 1755,
-                               .kernels_per_call = 1,
-                               .converged = true});
+timing::TimingReply reply(double candidate_ms, double baseline_ms, bool outputs_match = true) {
+  auto side = [](double ms) {
+    return timing::TimingSide{.stats = TimingStats{.median_ms = ms,
+                                                   .q1_ms = ms * 0.99,
+                                                   .q3_ms = ms * 1.01,
+                                                   .samples = 20,
+                                                   .sm_clock_mhz = 1755,
+                                                   .kernels_per_call = 1,
+                                                   .converged = true}};
   };
-  return {{"candidate", stats(candidate_ms)},
-          {"baseline", stats(baseline_ms)},
-          {"outputs_match", outputs_match},
-          {"blocking_kernel", true}};
+  timing::TimingReply r;
+  r.candidate = side(candidate_ms);
+  r.baseline = side(baseline_ms);
+  r.outputs_match = outputs_match;
+  r.blocking_kernel = true;
+  return r;
 }
 
 TEST(TimingJudgement, SpeedupIsBaselineOverCandidate) {
@@ -39,24 +39,24 @@ TEST(TimingJudgement, TimedOutputsThatDifferAreIncorrect) {
   EXPECT_EQ(j.verdict, Verdict::kIncorrectNumerical);
 }
 
-TEST(TimingJudgement, MalformedRepliesAreOurFault) {
-  EXPECT_EQ(judge_timing(nlohmann::json("x"), 1).verdict, Verdict::kInternalError);
+TEST(TimingJudgement, RepliesWithoutSamplesAreOurFault) {
   auto empty = reply(1, 1);
-  empty["candidate"]["samples"] = 0;
+  empty.candidate.stats.samples = 0;
   EXPECT_EQ(judge_timing(empty, 1).verdict, Verdict::kInternalError);
-  auto missing = reply(1, 1);
-  missing.erase("baseline");
-  EXPECT_EQ(judge_timing(missing, 1).verdict, Verdict::kInternalError);
+  auto no_baseline = reply(1, 1);
+  no_baseline.baseline.stats.samples = 0;
+  EXPECT_EQ(judge_timing(no_baseline, 1).verdict, Verdict::kInternalError);
 }
 
-TEST(TimingJudgement, StatsRoundTrip) {
-  TimingStats t{.median_ms = 0.75, .samples = 12, .dropped_throttled = 2, .converged = true};
-  auto back = timing_from_json(to_json(t));
-  ASSERT_TRUE(back.has_value());
-  EXPECT_DOUBLE_EQ(back->median_ms, 0.75);
-  EXPECT_EQ(back->dropped_throttled, 2);
-  EXPECT_TRUE(back->converged);
-  EXPECT_FALSE(timing_from_json(nlohmann::json::object()).has_value());
+TEST(TimingJudgement, LaunchesAndTheBlockerAreReported) {
+  auto r = reply(1, 1);
+  r.blocking_kernel = false;
+  r.launches = {{.name = "_Z4gemmv", .resources = {.launches = 12, .dynamic_shared_bytes = 4096}}};
+  auto j = judge_timing(r, 1);
+  ASSERT_EQ(j.launches.size(), 1u);
+  EXPECT_EQ(j.launches[0].first, "_Z4gemmv");
+  EXPECT_EQ(j.launches[0].second.dynamic_shared_bytes, 4096);
+  EXPECT_NE(j.message.find("without the blocking kernel"), std::string::npos) << j.message;
 }
 
 }  // namespace

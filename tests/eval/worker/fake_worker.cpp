@@ -17,21 +17,26 @@
 #include <string>
 #include <thread>
 
+#include "ptxbench/eval/correctness/correctness_protocol.hpp"
+#include "ptxbench/eval/timing/timing_protocol.hpp"
 #include "ptxbench/eval/worker/exchange.hpp"
+#include "ptxbench/eval/worker/info_protocol.hpp"
 #include "ptxbench/eval/worker/worker_job.hpp"
 #include "ptxbench/eval/worker/worker_reply.hpp"
 
 namespace {
 
 using namespace ptxbench::eval::worker;
+namespace correctness = ptxbench::eval::correctness;
+namespace timing_protocol = ptxbench::eval::timing;
 using nlohmann::json;
 
 void reply(ReplyStatus status, const std::string& message, json body = json::object()) {
   std::fputs(format_reply(status, message, std::move(body)).c_str(), stdout);
 }
 
-json hashes(const WorkerJob& job, bool modified) {
-  json out = json::array();
+std::vector<std::string> hashes(const WorkerJob& job, bool modified) {
+  std::vector<std::string> out;
   for (std::size_t i = 0; i < job.inputs.size(); ++i) {
     out.push_back("h" + std::to_string(i) + (modified && i == 0 ? "-changed" : ""));
   }
@@ -60,31 +65,32 @@ int candidate(const std::vector<WorkerJob>& jobs, const std::string& behaviour) 
     return 0;
   }
   unsigned char fill = behaviour == "wrong" ? 1 : behaviour == "unwritten" ? 0xff : 0;
-  json body{{"jobs", json::array()}};
+  correctness::CandidateReply body;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
-    json trials = json::array();
+    correctness::CandidateJob record{.workload = jobs[j].workload};
     for (int t = 0; t < jobs[j].trials; ++t) {
       for (const auto& out : jobs[j].outputs) {
         std::ofstream file(exchange_file(jobs[j].exchange_dir, j, t, out.name), std::ios::binary);
         std::string bytes(out.bytes(), static_cast<char>(fill));
         file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
       }
-      trials.push_back({{"trial", t},
-                        {"input_hashes_before", hashes(jobs[j], false)},
-                        {"input_hashes_after", hashes(jobs[j], behaviour == "modify")}});
+      record.trials.push_back({.trial = t,
+                               .seed = trial_seed(jobs[j].seed, t),
+                               .input_hashes_before = hashes(jobs[j], false),
+                               .input_hashes_after = hashes(jobs[j], behaviour == "modify")});
     }
-    body["jobs"].push_back({{"workload", jobs[j].workload}, {"trials", trials}});
+    body.jobs.push_back(std::move(record));
   }
-  reply(ReplyStatus::kOk, "", body);
+  reply(ReplyStatus::kOk, "", correctness::to_json(body));
   return 0;
 }
 
 int judge(const std::vector<WorkerJob>& jobs, const std::string& behaviour) {
-  json body{{"jobs", json::array()}};
+  correctness::JudgeReply body;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
-    json trials = json::array();
+    correctness::JudgeJob record{.workload = jobs[j].workload, .baseline = "fake"};
     for (int t = 0; t < jobs[j].trials; ++t) {
-      json outputs = json::array();
+      std::vector<correctness::JudgedOutput> outputs;
       for (const auto& out : jobs[j].outputs) {
         std::ifstream file(exchange_file(jobs[j].exchange_dir, j, t, out.name), std::ios::binary);
         std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
@@ -94,22 +100,28 @@ int judge(const std::vector<WorkerJob>& jobs, const std::string& behaviour) {
         }
         auto first = static_cast<unsigned char>(bytes[0]);
         std::int64_t n = out.elements();
-        json o{{"name", out.name}, {"elements", n}, {"max_abs_error", 0.001}};
-        if (first == 1)
-          o.update({{"mismatches", n / 2}, {"first_bad_index", 1}, {"max_abs_error", 2.0}});
-        if (first == 0xff) o.update({{"mismatches", n}, {"nan_count", n}, {"first_bad_index", 0}});
-        outputs.push_back(o);
+        ComparisonTotals totals{.elements = n, .max_abs_error = 0.001};
+        if (first == 1) {
+          totals.mismatches = n / 2;
+          totals.first_bad_index = 1;
+          totals.max_abs_error = 2.0;
+        }
+        if (first == 0xff) {
+          totals.mismatches = totals.nan_count = n;
+          totals.first_bad_index = 0;
+        }
+        outputs.push_back({.name = out.name, .totals = totals});
       }
-      trials.push_back({{"trial", t},
-                        {"seed", std::to_string(trial_seed(jobs[j].seed, t))},
-                        {"input_hashes", behaviour == "irreproducible" ? json::array({"x"})
-                                                                       : hashes(jobs[j], false)},
-                        {"outputs", outputs}});
+      record.trials.push_back({.trial = t,
+                               .seed = trial_seed(jobs[j].seed, t),
+                               .input_hashes = behaviour == "irreproducible"
+                                                   ? std::vector<std::string>{"x"}
+                                                   : hashes(jobs[j], false),
+                               .outputs = std::move(outputs)});
     }
-    body["jobs"].push_back(
-        {{"workload", jobs[j].workload}, {"baseline", "fake"}, {"trials", trials}});
+    body.jobs.push_back(std::move(record));
   }
-  reply(ReplyStatus::kOk, "", body);
+  reply(ReplyStatus::kOk, "", correctness::to_json(body));
   return 0;
 }
 
@@ -124,18 +136,18 @@ int timing(const WorkerJob& job, std::string behaviour) {
           "run() launched kernels that are not the candidate's own: nvjet_tst");
     return 0;
   }
-  auto stats = [](double ms) {
-    return json{
-        {"median_ms", ms}, {"q1_ms", ms}, {"q3_ms", ms}, {"samples", 12}, {"converged", true}};
+  auto side = [](double ms) {
+    return timing_protocol::TimingSide{
+        .stats = {.median_ms = ms, .q1_ms = ms, .q3_ms = ms, .samples = 12, .converged = true}};
   };
   const double rows = job.inputs.empty() || job.inputs[0].shape.empty()
                           ? 8.0
                           : static_cast<double>(job.inputs[0].shape[0]);
-  reply(ReplyStatus::kOk, "",
-        {{"candidate", stats(1.0 + rows / 8.0)},
-         {"baseline", stats(1.0)},
-         {"outputs_match", behaviour != "cached"},
-         {"workload", job.workload}});
+  timing_protocol::TimingReply body;
+  body.candidate = side(1.0 + rows / 8.0);
+  body.baseline = side(1.0);
+  body.outputs_match = behaviour != "cached";
+  reply(ReplyStatus::kOk, "", timing_protocol::to_json(body));
   return 0;
 }
 
@@ -159,10 +171,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     reply(ReplyStatus::kOk, "",
-          {{"name", "Fake H200"},
-           {"cc_major", 9},
-           {"cc_minor", 0},
-           {"toolchain", {{"gpu", "Fake H200"}, {"driver", "0.0"}}}});
+          to_json(InfoReply{.name = "Fake H200",
+                            .cc_major = 9,
+                            .cc_minor = 0,
+                            .toolchain = {{"gpu", "Fake H200"}, {"driver", "0.0"}}}));
     return 0;
   }
   std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
@@ -170,6 +182,12 @@ int main(int argc, char** argv) {
   if (!jobs) {
     reply(ReplyStatus::kInternalError, jobs.error().message);
     return 2;
+  }
+  for (const auto& job : *jobs) {
+    if (mode_of(job.request) != mode) {
+      reply(ReplyStatus::kInternalError, "a job's request is not for the " + mode + " mode");
+      return 2;
+    }
   }
   std::string behaviour = jobs->front().library.stem().string();
   log_call(mode, *jobs);

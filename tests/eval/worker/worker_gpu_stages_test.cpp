@@ -208,7 +208,8 @@ TEST_F(WorkerGpuStagesTest, JobsCarryTheCandidateAndLimits) {
   EXPECT_EQ(jobs[0].trials, 3);
   EXPECT_EQ(jobs[1].inputs[0].shape, (std::vector<std::int64_t>{8, 3}));
   EXPECT_EQ(jobs[1].candidate_kernels, std::vector<std::string>{"_Z6kernelv"});
-  EXPECT_EQ(jobs[0].extra.value("call_timeout_ms", 0), 20000);
+  EXPECT_EQ(jobs[0].limits.call_timeout.count(), 20000);
+  EXPECT_EQ(mode_of(jobs[0].request), "candidate");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ptxbench/eval/worker/exchange.hpp"
+#include "ptxbench/eval/worker/info_protocol.hpp"
 #include "ptxbench/eval/worker/worker_job.hpp"
 #include "ptxbench/eval/worker/worker_reply.hpp"
 
@@ -22,7 +23,8 @@ WorkerJob sample_job() {
   job.trials = 2;
   job.library = "/tmp/cand.so";
   job.candidate_kernels = {"_Z4gemmPKfS0_Pf"};
-  job.extra["call_timeout_ms"] = 1234;
+  job.limits.call_timeout = std::chrono::milliseconds(1234);
+  job.request = timing::TimingRequest{.options = {.min_samples = 3, .max_samples = 9}};
   return job;
 }
 
@@ -36,7 +38,12 @@ TEST(WorkerJob, RoundTripsThroughJson) {
   EXPECT_EQ(back->inputs[1].shape, (std::vector<std::int64_t>{16, 4}));
   EXPECT_EQ(back->outputs[0].bytes(), 8u * 16u * 2u);
   EXPECT_EQ(back->candidate_kernels, job.candidate_kernels);
-  EXPECT_EQ(back->extra.value("call_timeout_ms", 0), 1234);
+  EXPECT_EQ(back->limits.call_timeout.count(), 1234);
+  EXPECT_EQ(back->limits.host_memory_budget_bytes, job.limits.host_memory_budget_bytes);
+  const auto* timing = std::get_if<timing::TimingRequest>(&back->request);
+  ASSERT_NE(timing, nullptr);
+  EXPECT_EQ(timing->options.min_samples, 3);
+  EXPECT_EQ(timing->options.max_samples, 9);
   EXPECT_DOUBLE_EQ(back->parameters.at("scale"), 0.5);
 }
 
@@ -59,6 +66,49 @@ TEST(WorkerJob, MalformedJobsAreErrorsNotExceptions) {
   bad = to_json(sample_job());
   bad["inputs"][0]["shape"] = {-1, 4};
   EXPECT_FALSE(job_from_json(bad).has_value());
+}
+
+TEST(WorkerJob, EveryStageRequestRoundTrips) {
+  for (StageRequest request :
+       {StageRequest(correctness::CandidateRequest{}), StageRequest(correctness::JudgeRequest{}),
+        StageRequest(ProbeRequest{.cubin = "/c/k.cubin"}),
+        StageRequest(timing::TimingRequest{.options = {.max_seconds = 0.5}})}) {
+    WorkerJob job = sample_job();
+    job.request = request;
+    auto back = parse_job(to_json(job).dump());
+    ASSERT_TRUE(back.has_value()) << back.error().message;
+    EXPECT_EQ(back->request.index(), request.index());
+    EXPECT_EQ(mode_of(back->request), mode_of(request));
+  }
+  WorkerJob job = sample_job();
+  job.request = ProbeRequest{.cubin = "/c/k.cubin"};
+  EXPECT_EQ(std::get<ProbeRequest>(parse_job(to_json(job).dump())->request).cubin, "/c/k.cubin");
+  job.request = timing::TimingRequest{.options = {.max_seconds = 0.5}};
+  EXPECT_DOUBLE_EQ(
+      std::get<timing::TimingRequest>(parse_job(to_json(job).dump())->request).options.max_seconds,
+      0.5);
+}
+
+TEST(WorkerJob, MalformedRequestsAreClearErrors) {
+  auto message = [](nlohmann::json j) {
+    auto job = job_from_json(j);
+    return job.has_value() ? std::string("accepted") : job.error().message;
+  };
+  nlohmann::json bad = to_json(sample_job());
+  bad.erase("request");
+  EXPECT_EQ(message(bad), "worker job: request: missing");
+  bad = to_json(sample_job());
+  bad["request"]["mode"] = "dance";
+  EXPECT_NE(message(bad).find("unknown mode 'dance'"), std::string::npos) << message(bad);
+  bad = to_json(sample_job());
+  bad["request"].erase("settings");
+  EXPECT_NE(message(bad).find("settings"), std::string::npos) << message(bad);
+  bad = to_json(sample_job());
+  bad["request"]["settings"]["max_samples"] = "many";
+  EXPECT_NE(message(bad).find("max_samples: wrong type"), std::string::npos) << message(bad);
+  bad = to_json(sample_job());
+  bad["request"]["settings"].erase("min_samples");
+  EXPECT_NE(message(bad).find("min_samples: missing"), std::string::npos) << message(bad);
 }
 
 TEST(WorkerJob, TrialSeedsAreDistinctAndReproducible) {
@@ -91,6 +141,29 @@ TEST(WorkerReply, InvalidUtf8InMessagesDoesNotBreakTheLine) {
   auto reply = parse_reply(format_reply(ReplyStatus::kRuntimeError, message));
   ASSERT_TRUE(reply.has_value());
   EXPECT_EQ(reply->status, ReplyStatus::kRuntimeError);
+}
+
+TEST(InfoReply, RoundTripsAndRejectsMalformedReplies) {
+  InfoReply info{.name = "NVIDIA H200",
+                 .cc_major = 9,
+                 .cc_minor = 0,
+                 .sm_count = 132,
+                 .max_sm_clock_mhz = 1980,
+                 .fingerprint = "fp",
+                 .toolchain = {{"driver", "580"}}};
+  auto back = info_reply_from_json(to_json(info));
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  EXPECT_EQ(back->name, "NVIDIA H200");
+  EXPECT_EQ(back->sm_count, 132);
+  EXPECT_EQ(back->toolchain.at("driver"), "580");
+  nlohmann::json bad = to_json(info);
+  bad.erase("cc_major");
+  auto missing = info_reply_from_json(bad);
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().message, "the info reply: cc_major: missing");
+  bad = to_json(info);
+  bad["sm_count"] = "many";
+  EXPECT_FALSE(info_reply_from_json(bad).has_value());
 }
 
 TEST(Exchange, FileNamesAreSafeAndDistinct) {

@@ -10,24 +10,16 @@
 namespace ptxbench::eval::worker {
 namespace {
 
-using nlohmann::json;
+using correctness::CandidateTrial;
+using correctness::JudgedOutput;
+using correctness::JudgeTrial;
 
-const json& at_index(const json& array, std::size_t i) {
-  static const json kNull;
-  return array.is_array() && i < array.size() ? array[i] : kNull;
-}
-
-const json& field(const json& object, const char* name) {
-  static const json kNull;
-  if (!object.is_object()) return kNull;
-  auto it = object.find(name);
-  return it == object.end() ? kNull : *it;
-}
-
-std::string changed_inputs(const WorkerJob& job, const json& before, const json& after) {
+std::string changed_inputs(const WorkerJob& job, const std::vector<std::string>& before,
+                           const std::vector<std::string>& after) {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < job.inputs.size(); ++i) {
-    if (at_index(before, i) != at_index(after, i)) names.push_back(job.inputs[i].name);
+    const bool same = i < before.size() && i < after.size() && before[i] == after[i];
+    if (!same) names.push_back(job.inputs[i].name);
   }
   return fmt::format("{}", fmt::join(names, ", "));
 }
@@ -72,18 +64,16 @@ void merge_check(OutputCheck& into, const OutputCheck& trial, bool first) {
 // One output of one trial under the job's rule: the element rule against the library always;
 // the figures against the high-precision reference where the judge sent them. Without figures
 // the element rule decides, and the check says why.
-OutputCheck judge_output(const TensorDesc& desc, const json& record,
+OutputCheck judge_output(const TensorDesc& desc, const JudgedOutput& record,
                          const task::Tolerance& tolerance) {
-  OutputCheck check = make_output_check(desc.name, totals_from_json(record), tolerance);
+  OutputCheck check = make_output_check(desc.name, record.totals, tolerance);
   check.matches_library = check.passed;
-  const json& accuracy = field(record, "accuracy");
-  if (accuracy.is_object()) {
-    check.accuracy =
-        correctness::judge_accuracy(correctness::accuracy_totals_from_json(accuracy), desc.dtype);
+  if (record.accuracy) {
+    check.accuracy = correctness::judge_accuracy(*record.accuracy, desc.dtype);
   } else {
-    const json& why = field(record, "accuracy_unavailable");
-    check.accuracy_unavailable =
-        why.is_string() ? why.get<std::string>() : "the judge reported no high-precision figures";
+    check.accuracy_unavailable = record.accuracy_unavailable.empty()
+                                     ? "the judge reported no high-precision figures"
+                                     : record.accuracy_unavailable;
   }
   const bool accurate_rule = tolerance.rule == task::CorrectnessRule::kAsAccurateAsLibrary;
   check.rule = accurate_rule && check.accuracy ? task::CorrectnessRule::kAsAccurateAsLibrary
@@ -112,16 +102,12 @@ std::string library_match_clause(const ComparisonTotals& totals, const task::Tol
       totals.mismatches, totals.elements, tolerance.atol, tolerance.rtol, totals.max_abs_error);
 }
 
-TrialVerdict judge_trial(const WorkerJob& job, int trial, const json& candidate_trial,
-                         const json& judge_trial_record, std::vector<OutputCheck>& checks) {
-  const json& before = field(candidate_trial, "input_hashes_before");
-  const json& after = field(candidate_trial, "input_hashes_after");
-  const json& regenerated = field(judge_trial_record, "input_hashes");
-  std::string label = fmt::format("trial {} (seed {})", trial + 1,
-                                  field(judge_trial_record, "seed").is_string()
-                                      ? field(judge_trial_record, "seed").get<std::string>()
-                                      : "?");
-  if (!before.is_array() || before != regenerated) {
+TrialVerdict judge_trial(const WorkerJob& job, int trial, const CandidateTrial& candidate_trial,
+                         const JudgeTrial& judge_trial_record, std::vector<OutputCheck>& checks) {
+  const auto& before = candidate_trial.input_hashes_before;
+  const auto& after = candidate_trial.input_hashes_after;
+  std::string label = fmt::format("trial {} (seed {})", trial + 1, judge_trial_record.seed);
+  if (before != judge_trial_record.input_hashes) {
     return {
         Verdict::kInternalError,
         label +
@@ -131,14 +117,14 @@ TrialVerdict judge_trial(const WorkerJob& job, int trial, const json& candidate_
   auto fail = [&](Verdict v, std::string message) {
     if (more_severe(v, result.verdict)) result = {v, label + ": " + std::move(message)};
   };
-  const json& outputs = field(judge_trial_record, "outputs");
+  const auto& outputs = judge_trial_record.outputs;
   for (std::size_t o = 0; o < job.outputs.size(); ++o) {
     const TensorDesc& desc = job.outputs[o];
-    const json& record = at_index(outputs, o);
-    if (!record.is_object() || record.value("name", "") != desc.name) {
+    if (o >= outputs.size() || outputs[o].name != desc.name) {
       return {Verdict::kInternalError, label + ": the judge did not report output " + desc.name};
     }
-    ComparisonTotals totals = totals_from_json(record);
+    const JudgedOutput& record = outputs[o];
+    const ComparisonTotals& totals = record.totals;
     OutputCheck check = judge_output(desc, record, job.tolerance);
     merge_check(checks[o], check, trial == 0);
     if (never_written(totals)) {
@@ -200,23 +186,24 @@ std::string element_name(const std::string& tensor, const std::vector<std::int64
 
 CorrectnessJudgement judge_correctness(const std::vector<WorkerJob>& jobs,
                                        const std::vector<bool>& headline,
-                                       const json& candidate_reply, const json& judge_reply) {
+                                       const correctness::CandidateReply& candidate_reply,
+                                       const correctness::JudgeReply& judge_reply) {
   CorrectnessJudgement out;
-  const json& candidate_jobs = field(candidate_reply, "jobs");
-  const json& judge_jobs = field(judge_reply, "jobs");
+  static const std::vector<CandidateTrial> kNoCandidateTrials;
+  static const std::vector<JudgeTrial> kNoJudgeTrials;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const WorkerJob& job = jobs[j];
     WorkloadResult w;
     w.workload = job.workload;
     w.headline = j < headline.size() && headline[j];
     w.outputs.resize(job.outputs.size());
-    const json& candidate_trials = field(at_index(candidate_jobs, j), "trials");
-    const json& judge_trials = field(at_index(judge_jobs, j), "trials");
+    const auto& candidate_trials =
+        j < candidate_reply.jobs.size() ? candidate_reply.jobs[j].trials : kNoCandidateTrials;
+    const auto& judge_trials =
+        j < judge_reply.jobs.size() ? judge_reply.jobs[j].trials : kNoJudgeTrials;
     TrialVerdict worst;
     int trials = std::min<int>(
-        job.trials,
-        static_cast<int>(std::min(candidate_trials.is_array() ? candidate_trials.size() : 0,
-                                  judge_trials.is_array() ? judge_trials.size() : 0)));
+        job.trials, static_cast<int>(std::min(candidate_trials.size(), judge_trials.size())));
     if (trials < job.trials) {
       worst = {Verdict::kInternalError,
                fmt::format("{} of {} trials reported by the workers", trials, job.trials)};

@@ -74,15 +74,13 @@ std::string StreamRule::message() const {
       other_stream_ids_.size() == 1 ? "id" : "ids", ids, stream_label(caller_stream_id_), what);
 }
 
-nlohmann::json StreamRule::to_json() const {
-  nlohmann::json other = nlohmann::json::array();
-  for (auto id : other_stream_ids_) other.push_back(id);
-  return {{"caller_stream_id", caller_stream_id_},
-          {"other_stream_ids", other},
-          {"kernels", elsewhere_.kernels},
-          {"memory_operations", elsewhere_.memory_operations},
-          {"background_launches", elsewhere_.background_launches},
-          {"kernel_names", elsewhere_.kernel_names}};
+StreamSummary StreamRule::summary() const {
+  return StreamSummary{.caller_stream_id = caller_stream_id_,
+                       .other_stream_ids = {other_stream_ids_.begin(), other_stream_ids_.end()},
+                       .kernels = elsewhere_.kernels,
+                       .memory_operations = elsewhere_.memory_operations,
+                       .background_launches = elsewhere_.background_launches,
+                       .kernel_names = elsewhere_.kernel_names};
 }
 
 }  // namespace ptxbench::eval::worker

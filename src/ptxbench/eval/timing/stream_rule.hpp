@@ -10,7 +10,6 @@
 // Pure: the trace's per-stream counts in, a reason out.
 #pragma once
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,6 +28,16 @@ struct StreamWork {
   std::vector<std::string> kernel_names;  // distinct, first-seen order, as traced (mangled)
 };
 
+// What ran off the caller's stream over a whole timing run (the timing reply's "streams").
+struct StreamSummary {
+  std::uint32_t caller_stream_id = 0;
+  std::vector<std::uint32_t> other_stream_ids;  // ascending
+  int kernels = 0;
+  int memory_operations = 0;
+  int background_launches = 0;
+  std::vector<std::string> kernel_names;  // distinct, first-seen order (mangled)
+};
+
 // Accumulates, over every traced call of one timing run, the candidate's work off the caller's
 // stream.
 class StreamRule {
@@ -41,8 +50,8 @@ class StreamRule {
   bool violated() const { return !other_stream_ids_.empty(); }
   // Empty when not violated; otherwise why, naming the streams and the kernels.
   std::string message() const;
-  // For the reply body: the caller's stream id and what ran elsewhere.
-  nlohmann::json to_json() const;
+  // For the reply: the caller's stream id and what ran elsewhere.
+  StreamSummary summary() const;
 
  private:
   std::uint32_t caller_stream_id_;

@@ -1,15 +1,15 @@
-// Stage 8's result from the timing worker's reply: both sides' statistics, the speedup
-// (baseline median / candidate median) and the candidate's rate. A candidate whose outputs of
-// the timed calls differ from the baseline's on the same inputs (it skipped work it had seen
-// before) is INCORRECT_NUMERICAL: its times would measure the shortcut. Pure.
+// Stage 8's result from the timing worker's reply (timing_protocol.hpp): both sides' statistics,
+// the speedup (baseline median / candidate median) and the candidate's rate. A candidate whose
+// outputs of the timed calls differ from the baseline's on the same inputs (it skipped work it had
+// seen before) is INCORRECT_NUMERICAL: its times would measure the shortcut. Pure.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "ptxbench/eval/evaluation.hpp"
+#include "ptxbench/eval/timing/timing_protocol.hpp"
 
 namespace ptxbench::eval::worker {
 
@@ -26,6 +26,6 @@ struct TimingJudgement {
 };
 
 // `task_flops`: Task::flops of the timed workload.
-TimingJudgement judge_timing(const nlohmann::json& reply, double task_flops);
+TimingJudgement judge_timing(const timing::TimingReply& reply, double task_flops);
 
 }  // namespace ptxbench::eval::worker

@@ -1,15 +1,9 @@
-// Timing results as the worker reports them and as the evaluation records them.
+// The timing record of one side: the kept samples' summary with the loop's bookkeeping.
 #pragma once
-#include <nlohmann/json.hpp>
-#include <optional>
-
 #include "ptxbench/eval/evaluation.hpp"
 #include "ptxbench/eval/timing/statistics.hpp"
 
 namespace ptxbench::eval::worker {
-
-nlohmann::json to_json(const TimingStats& stats);
-std::optional<TimingStats> timing_from_json(const nlohmann::json& json);  // nullopt: malformed
 
 // The record of kept samples (milliseconds) with the loop's bookkeeping.
 TimingStats make_timing_stats(const SampleSummary& summary, int dropped_throttled,

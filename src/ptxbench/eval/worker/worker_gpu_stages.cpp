@@ -108,10 +108,9 @@ struct WorkerGpuStages::Run {
     job.trials = 1;
     job.exchange_dir.clear();  // the wrapped run hands nothing over
     // The tools' memory grows after the worker's setup: no host-memory limit here.
-    job.extra["host_memory_budget_bytes"] = 0;
-    job.extra["call_timeout_ms"] =
-        std::chrono::duration_cast<std::chrono::milliseconds>(self.options_.candidate_timeout)
-            .count();
+    job.limits.host_memory_budget_bytes = 0;
+    job.limits.call_timeout =
+        std::chrono::duration_cast<std::chrono::milliseconds>(self.options_.candidate_timeout);
     return SmallRun{.argv = {self.options_.worker.string(), "candidate"},
                     .stdin_text = format_jobs({job})};
   }
@@ -182,9 +181,8 @@ struct WorkerGpuStages::Run {
         chunk_jobs_list.back().exchange_dir = exchange.path();
         chunk_headline.push_back(headline_flags[j]);
       }
-      std::string text = format_jobs(chunk_jobs_list);
-      WorkerCall candidate_call =
-          call("candidate", text, self.options_.candidate_timeout, Trust::kUntrusted);
+      WorkerCall candidate_call = call("candidate", format_jobs(chunk_jobs_list),
+                                       self.options_.candidate_timeout, Trust::kUntrusted);
       candidate_call.write_paths = {exchange.path()};
       WorkerOutcome ran = call_worker(*self.runner_, self.options_.worker, candidate_call);
       if (!ran.ok()) {
@@ -192,7 +190,10 @@ struct WorkerGpuStages::Run {
         fail(Stage::kCorrectness, ran.verdict, ran.message);
         return false;
       }
-      WorkerCall judge_call = call("judge", text, self.options_.judge_timeout, Trust::kTrusted);
+      std::vector<WorkerJob> judge_jobs = chunk_jobs_list;
+      for (auto& job : judge_jobs) job.request = correctness::JudgeRequest{};
+      WorkerCall judge_call =
+          call("judge", format_jobs(judge_jobs), self.options_.judge_timeout, Trust::kTrusted);
       // The judge keeps the library's outputs in the baseline cache: the sandbox shows it no
       // other folder of the host, so the cache is bound in, writable (it must exist first).
       judge_call.write_paths = {exchange.path()};
@@ -207,8 +208,16 @@ struct WorkerGpuStages::Run {
         fail(Stage::kCorrectness, Verdict::kInternalError, "judge: " + judged.message);
         return false;
       }
+      auto ran_reply = correctness::candidate_reply_from_json(ran.reply->body);
+      auto judged_reply = correctness::judge_reply_from_json(judged.reply->body);
+      if (!ran_reply || !judged_reply) {
+        e.stage(Stage::kCorrectness).seconds = seconds_since(start);
+        fail(Stage::kCorrectness, Verdict::kInternalError,
+             !ran_reply ? ran_reply.error().message : judged_reply.error().message);
+        return false;
+      }
       CorrectnessJudgement judgement =
-          judge_correctness(chunk_jobs_list, chunk_headline, ran.reply->body, judged.reply->body);
+          judge_correctness(chunk_jobs_list, chunk_headline, *ran_reply, *judged_reply);
       for (auto& w : judgement.workloads) e.workloads.push_back(std::move(w));
       if (judgement.verdict != Verdict::kPassed) {
         e.stage(Stage::kCorrectness).seconds = seconds_since(start);
@@ -289,15 +298,22 @@ struct WorkerGpuStages::Run {
     for (std::size_t j : timed) {
       const std::string& name = jobs[j].workload;
       const std::string prefix = several ? fmt::format("timing {}: ", name) : "timing: ";
+      WorkerJob job = jobs[j];
+      job.request = timing::TimingRequest{.options = self.options_.timing};
       WorkerOutcome outcome = call_worker(
           *self.runner_, self.options_.worker,
-          call("time", format_jobs({jobs[j]}), self.options_.timing_timeout, Trust::kUntrusted));
+          call("time", format_jobs({job}), self.options_.timing_timeout, Trust::kUntrusted));
       e.stage(Stage::kTiming).seconds = seconds_since(start);
       if (!outcome.ok()) {
         fail(Stage::kTiming, outcome.verdict, prefix + outcome.message);
         return false;
       }
-      TimingJudgement judged = judge_timing(outcome.reply->body, task.flops(task.workloads[j]));
+      auto reply = timing::timing_reply_from_json(outcome.reply->body);
+      if (!reply) {
+        fail(Stage::kTiming, Verdict::kInternalError, prefix + reply.error().message);
+        return false;
+      }
+      TimingJudgement judged = judge_timing(*reply, task.flops(task.workloads[j]));
       if (judged.verdict != Verdict::kPassed) {
         fail(Stage::kTiming, judged.verdict, prefix + judged.message);
         return false;
@@ -336,18 +352,17 @@ struct WorkerGpuStages::Run {
 
   std::optional<SpeedOfLight> bound_of(const WorkerJob& job, double flops,
                                        const TimingStats& candidate_time) const {
-    if (!self.info_ || !self.info_->reply) return std::nullopt;
-    const auto& info = self.info_->reply->body;
+    if (!self.info_reply_) return std::nullopt;
+    const InfoReply& info = *self.info_reply_;
     double bytes = 0;
     for (const auto& t : job.inputs) bytes += static_cast<double>(t.bytes());
     for (const auto& t : job.outputs) bytes += static_cast<double>(t.bytes());
-    const std::string gpu_name = info.value("name", std::string());
     return speed_of_light({.flops = flops,
                            .bytes = bytes,
-                           .sm_count = info.value("sm_count", 0),
+                           .sm_count = info.sm_count,
                            .sm_clock_mhz = candidate_time.sm_clock_mhz,
                            .arch = e.arch,
-                           .gpu_name = gpu_name,
+                           .gpu_name = info.name,
                            .candidate_ms = candidate_time.median_ms});
   }
 
@@ -386,13 +401,20 @@ bool WorkerGpuStages::available(arch::Arch arch, std::string& why) {
     if (why.empty()) why = "the GPU worker found no usable GPU";
     return false;
   }
-  const auto& body = info_->reply->body;
+  if (!info_reply_) {
+    auto parsed = info_reply_from_json(info_->reply->body);
+    if (!parsed) {
+      why = parsed.error().message;
+      return false;
+    }
+    info_reply_ = std::move(*parsed);
+  }
   const auto& want = arch::info(arch);
-  int major = body.value("cc_major", 0), minor = body.value("cc_minor", 0);
+  int major = info_reply_->cc_major, minor = info_reply_->cc_minor;
   if (major != want.compute_capability_major || minor != want.compute_capability_minor) {
     why = fmt::format("the GPU is {} (sm_{}{}); {} code needs compute capability {}.{}",
-                      body.value("name", std::string("?")), major, minor, want.sm,
-                      want.compute_capability_major, want.compute_capability_minor);
+                      info_reply_->name, major, minor, want.sm, want.compute_capability_major,
+                      want.compute_capability_minor);
     return false;
   }
   return true;
@@ -402,11 +424,11 @@ WorkerJob WorkerGpuStages::configure(WorkerJob job, const CompiledCandidate& can
   job.trials = options_.trials;
   job.library = candidate.shared_object;
   job.cache_dir = options_.cache_dir;
-  job.timing = options_.timing;
   job.device_memory_limit_bytes = options_.device_memory_limit_bytes;
   for (const auto& kernel : candidate.sass.kernels) job.candidate_kernels.push_back(kernel.name);
-  job.extra["call_timeout_ms"] = options_.call_timeout.count();
-  job.extra["host_memory_budget_bytes"] = options_.host_memory_budget_bytes;
+  job.limits = CallLimits{.call_timeout = options_.call_timeout,
+                          .host_memory_budget_bytes = options_.host_memory_budget_bytes};
+  job.request = correctness::CandidateRequest{};
   return job;
 }
 
@@ -420,11 +442,8 @@ std::vector<WorkerJob> WorkerGpuStages::make_jobs(const task::Task& task,
 
 void WorkerGpuStages::run(const task::Task& task, const CompiledCandidate& candidate,
                           Evaluation& evaluation) {
-  if (info_ && info_->reply) {
-    const auto& toolchain = info_->reply->body.value("toolchain", nlohmann::json::object());
-    for (const auto& [key, value] : toolchain.items()) {
-      if (value.is_string()) evaluation.toolchain[key] = value.get<std::string>();
-    }
+  if (info_reply_) {
+    for (const auto& [key, value] : info_reply_->toolchain) evaluation.toolchain[key] = value;
   }
   Run run{*this, task, candidate, evaluation, make_jobs(task, candidate)};
   for (std::size_t j = 0; j < task.workloads.size(); ++j) {

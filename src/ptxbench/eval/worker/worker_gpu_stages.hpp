@@ -22,6 +22,8 @@
 
 #include "ptxbench/eval/gpu_stages.hpp"
 #include "ptxbench/eval/timing/timed_workloads.hpp"
+#include "ptxbench/eval/timing/timing_protocol.hpp"
+#include "ptxbench/eval/worker/info_protocol.hpp"
 #include "ptxbench/eval/worker/worker_client.hpp"
 #include "ptxbench/eval/worker/worker_job.hpp"
 #include "ptxbench/util/process.hpp"
@@ -33,7 +35,7 @@ struct WorkerGpuStagesOptions {
   std::filesystem::path cache_dir;  // baseline algorithm cache; empty: default_baseline_cache_dir()
   std::filesystem::path exchange_root;  // empty: default_exchange_root()
   int trials = 3;
-  TimingOptions timing;
+  timing::TimingOptions timing;
   std::chrono::milliseconds info_timeout{std::chrono::seconds(60)};
   std::chrono::milliseconds candidate_timeout{std::chrono::seconds(180)};
   std::chrono::milliseconds judge_timeout{std::chrono::seconds(300)};
@@ -75,7 +77,8 @@ class WorkerGpuStages final : public GpuStages {
 
   WorkerGpuStagesOptions options_;
   std::shared_ptr<util::ProcessRunner> runner_;
-  std::optional<WorkerOutcome> info_;  // `worker info`, asked once
+  std::optional<WorkerOutcome> info_;    // `worker info`, asked once
+  std::optional<InfoReply> info_reply_;  // its reply, once read
 };
 
 }  // namespace ptxbench::eval::worker

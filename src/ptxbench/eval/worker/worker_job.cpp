@@ -98,15 +98,12 @@ nlohmann::json to_json(const WorkerJob& job) {
       {"library", job.library.string()},
       {"exchange_dir", job.exchange_dir.string()},
       {"candidate_kernels", job.candidate_kernels},
-      {"timing",
-       {{"min_samples", job.timing.min_samples},
-        {"max_samples", job.timing.max_samples},
-        {"target_relative_noise", job.timing.target_relative_noise},
-        {"max_seconds", job.timing.max_seconds},
-        {"throttle_clock_ratio", job.timing.throttle_clock_ratio}}},
       {"device_memory_limit_bytes", job.device_memory_limit_bytes},
       {"cache_dir", job.cache_dir.string()},
-      {"extra", job.extra},
+      {"limits",
+       {{"call_timeout_ms", job.limits.call_timeout.count()},
+        {"host_memory_budget_bytes", job.limits.host_memory_budget_bytes}}},
+      {"request", to_json(job.request)},
   };
 }
 
@@ -139,19 +136,19 @@ util::Expected<WorkerJob> job_from_json(const nlohmann::json& j) {
     job.library = j.value("library", "");
     job.exchange_dir = j.value("exchange_dir", "");
     job.candidate_kernels = j.value("candidate_kernels", std::vector<std::string>{});
-    if (j.contains("timing")) {
-      const auto& t = j.at("timing");
-      job.timing.min_samples = t.value("min_samples", job.timing.min_samples);
-      job.timing.max_samples = t.value("max_samples", job.timing.max_samples);
-      job.timing.target_relative_noise =
-          t.value("target_relative_noise", job.timing.target_relative_noise);
-      job.timing.max_seconds = t.value("max_seconds", job.timing.max_seconds);
-      job.timing.throttle_clock_ratio =
-          t.value("throttle_clock_ratio", job.timing.throttle_clock_ratio);
-    }
     job.device_memory_limit_bytes = j.value("device_memory_limit_bytes", std::uint64_t{0});
     job.cache_dir = j.value("cache_dir", "");
-    job.extra = j.value("extra", json::object());
+    if (j.contains("limits")) {
+      const auto& l = j.at("limits");
+      job.limits.call_timeout = std::chrono::milliseconds(
+          l.value("call_timeout_ms", std::int64_t{job.limits.call_timeout.count()}));
+      job.limits.host_memory_budget_bytes =
+          l.value("host_memory_budget_bytes", job.limits.host_memory_budget_bytes);
+    }
+    if (!j.contains("request")) return util::make_error("worker job: request: missing");
+    auto request = stage_request_from_json(j.at("request"));
+    if (!request) return util::make_error("worker job: " + request.error().message);
+    job.request = std::move(*request);
     if (job.trials < 1) return util::make_error("trials must be >= 1");
     return job;
   } catch (const std::exception& e) {

@@ -1,8 +1,10 @@
 // What one ptxbench-worker process is asked to do: the operator, the concrete tensors of one
-// workload, the seed, the candidate library and the limits. The trusted side builds it from a
-// task and a workload and hands it to the worker as JSON on stdin, so the worker needs no task
-// file and tests can build jobs by hand.
+// workload, the seed, the candidate library, the limits of a candidate call and the stage's own
+// request (stage_request.hpp). The trusted side builds it from a task and a workload and hands
+// it to the worker as JSON on stdin, so the worker needs no task file and tests can build jobs by
+// hand.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ptxbench/eval/worker/stage_request.hpp"
 #include "ptxbench/task/task.hpp"
 #include "ptxbench/util/expected.hpp"
 
@@ -27,13 +30,10 @@ struct TensorDesc {
   std::size_t bytes() const;
 };
 
-struct TimingOptions {
-  int min_samples = 10;
-  int max_samples = 1000;
-  double target_relative_noise = 0.005;  // stop when IQR / median falls below this
-  double max_seconds = 4.0;              // per measured function (candidate and baseline each)
-  double throttle_clock_ratio = 0.75;    // a sample whose SM clock is below this share of the
-                                         // maximum clock is dropped (as is any thermal/HW slowdown)
+// What one candidate process may spend (untrusted modes: candidate, probe, time).
+struct CallLimits {
+  std::chrono::milliseconds call_timeout{std::chrono::seconds(20)};  // one run() and its kernels
+  std::uint64_t host_memory_budget_bytes = 16ull << 30;  // resident memory; 0: unwatched
 };
 
 struct WorkerJob {
@@ -48,13 +48,13 @@ struct WorkerJob {
   std::uint64_t seed = 0;  // the workload's seed; trial t uses trial_seed(seed, t)
   int trials = 3;
   task::Tolerance tolerance;
-  std::filesystem::path library;               // the candidate's shared object (untrusted modes)
-  std::filesystem::path exchange_dir;          // candidate outputs handed from candidate to judge
-  std::vector<std::string> candidate_kernels;  // kernels of the candidate's cubin (mangled)
-  TimingOptions timing;
-  std::uint64_t device_memory_limit_bytes = 0;      // 0: no limit beyond the GPU's
-  std::filesystem::path cache_dir;                  // baseline algorithm cache (empty: none)
-  nlohmann::json extra = nlohmann::json::object();  // mode-specific settings (e.g. probe)
+  std::filesystem::path library;                // the candidate's shared object (untrusted modes)
+  std::filesystem::path exchange_dir;           // candidate outputs handed from candidate to judge
+  std::vector<std::string> candidate_kernels;   // kernels of the candidate's cubin (mangled)
+  std::uint64_t device_memory_limit_bytes = 0;  // 0: no limit beyond the GPU's
+  std::filesystem::path cache_dir;              // baseline algorithm cache (empty: none)
+  CallLimits limits;
+  StageRequest request;  // which mode serves the job, with that stage's settings
 };
 
 // The seed of trial `trial` (0-based) of a workload: distinct, reproducible, recorded.

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "ptxbench/eval/correctness/correctness_protocol.hpp"
 #include "ptxbench/eval/correctness/gpu/baseline.hpp"
 #include "ptxbench/eval/worker/exchange.hpp"
 #include "ptxbench/eval/worker/gpu/candidate_library.hpp"
@@ -20,8 +21,8 @@ namespace {
 using worker::ReplyStatus;
 
 // One hash per input, in ABI order (the judge computes the same from the same seed).
-nlohmann::json input_hashes(const DeviceTensors& tensors, cudaStream_t stream) {
-  nlohmann::json hashes = nlohmann::json::array();
+std::vector<std::string> input_hashes(const DeviceTensors& tensors, cudaStream_t stream) {
+  std::vector<std::string> hashes;
   for (const auto& input : tensors.inputs()) {
     hashes.push_back(fmt::format("{:016x}", input.hash(stream)));
   }
@@ -59,15 +60,13 @@ class CandidateRun {
   CandidateRun(const std::vector<worker::WorkerJob>& jobs, const CandidateLibrary& library)
       : jobs_(jobs), library_(library) {}
 
-  std::optional<Failure> run_all(nlohmann::json& body) {
-    body["jobs"] = nlohmann::json::array();
+  std::optional<Failure> run_all(correctness::CandidateReply& reply) {
     for (std::size_t j = 0; j < jobs_.size(); ++j) {
-      nlohmann::json job_record{{"workload", jobs_[j].workload},
-                                {"trials", nlohmann::json::array()}};
+      correctness::CandidateJob job_record{.workload = jobs_[j].workload};
       auto failure = run_job(j, job_record);
-      body["jobs"].push_back(std::move(job_record));
+      reply.jobs.push_back(std::move(job_record));
       if (failure) {
-        body["failed_job"] = j;
+        reply.failed_job = j;
         return failure;
       }
     }
@@ -77,7 +76,7 @@ class CandidateRun {
   bool called() const { return called_; }
 
  private:
-  std::optional<Failure> run_job(std::size_t j, nlohmann::json& record) {
+  std::optional<Failure> run_job(std::size_t j, correctness::CandidateJob& record) {
     const worker::WorkerJob& job = jobs_[j];
     std::unique_ptr<Baseline> baseline;
     if (operator_derives_inputs(job)) {
@@ -89,10 +88,10 @@ class CandidateRun {
       std::uint64_t seed = worker::trial_seed(job.seed, t);
       DeviceTensors tensors = expect_value(
           make_trial_tensors(job, seed, stream_.get(), baseline.get()), "trial tensors");
-      nlohmann::json before = input_hashes(tensors, stream_.get());
+      std::vector<std::string> before = input_hashes(tensors, stream_.get());
       auto failure = call(job, t, tensors);
       if (failure) return failure;
-      nlohmann::json after = input_hashes(tensors, stream_.get());
+      std::vector<std::string> after = input_hashes(tensors, stream_.get());
       if (!job.exchange_dir.empty()) {
         const auto& outputs = tensors.outputs();
         for (std::size_t o = 0; o < outputs.size(); ++o) {
@@ -100,11 +99,11 @@ class CandidateRun {
                        worker::exchange_file(job.exchange_dir, j, t, outputs[o].desc().name));
         }
       }
-      record["trials"].push_back({{"trial", t},
-                                  {"seed", std::to_string(seed)},
-                                  {"input_hashes_before", std::move(before)},
-                                  {"input_hashes_after", std::move(after)},
-                                  {"call_ms", last_call_ms_}});
+      record.trials.push_back({.trial = t,
+                               .seed = seed,
+                               .input_hashes_before = std::move(before),
+                               .input_hashes_after = std::move(after),
+                               .call_ms = last_call_ms_});
       previous = std::move(tensors);
     }
     return std::nullopt;
@@ -116,7 +115,7 @@ class CandidateRun {
     if (job.device_memory_limit_bytes > 0) cap = DeviceMemoryCap(job.device_memory_limit_bytes);
     auto args = tensors.arguments();
     called_ = true;
-    Watchdog watchdog(call_timeout(job), what);
+    Watchdog watchdog(job.limits.call_timeout, what);
     auto start = std::chrono::steady_clock::now();
     auto raised = library_.call(args, stream_.get());
     last_outputs_.clear();
@@ -149,13 +148,13 @@ int run_candidate_mode(const std::vector<worker::WorkerJob>& jobs) {
     print_reply(ReplyStatus::kRuntimeError, library.error().message);
     return 0;
   }
-  nlohmann::json body;
+  correctness::CandidateReply reply;
   auto host_memory = guard_host_memory(jobs.front());
-  body["host_memory_budget_bytes"] = host_memory_budget(jobs.front());
+  reply.host_memory_budget_bytes = jobs.front().limits.host_memory_budget_bytes;
   CandidateRun run(jobs, library.value());
   try {
-    if (auto failure = run.run_all(body)) {
-      print_reply(failure->status, failure->message, body);
+    if (auto failure = run.run_all(reply)) {
+      print_reply(failure->status, failure->message, to_json(reply));
       return 0;
     }
   } catch (const std::exception& e) {
@@ -163,10 +162,10 @@ int run_candidate_mode(const std::vector<worker::WorkerJob>& jobs) {
     // device) is its doing; before, it is ours.
     if (!run.called()) throw;
     print_reply(ReplyStatus::kRuntimeError, std::string("after the candidate ran: ") + e.what(),
-                body);
+                to_json(reply));
     return 0;
   }
-  print_reply(ReplyStatus::kOk, "", body);
+  print_reply(ReplyStatus::kOk, "", to_json(reply));
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <vector>
 
+#include "ptxbench/eval/correctness/correctness_protocol.hpp"
 #include "ptxbench/eval/correctness/gpu/baseline.hpp"
 #include "ptxbench/eval/correctness/gpu/tensor_kernels.hpp"
 #include "ptxbench/eval/correctness/gpu/trial_accuracy.hpp"
@@ -44,53 +45,51 @@ util::Expected<DeviceBuffer> load_output(const std::filesystem::path& file, std:
 int run_judge_mode(const std::vector<worker::WorkerJob>& jobs) {
   PTXBENCH_CUDA_CHECK(cudaSetDevice(0));
   CudaStream stream;
-  nlohmann::json body{{"jobs", nlohmann::json::array()}};
+  correctness::JudgeReply reply;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const worker::WorkerJob& job = jobs[j];
     auto baseline = make_baseline(job, stream.get());
     if (!baseline) {
-      print_reply(ReplyStatus::kUnsupported, baseline.error().message, body);
+      print_reply(ReplyStatus::kUnsupported, baseline.error().message, to_json(reply));
       return 0;
     }
-    nlohmann::json record{{"workload", job.workload},
-                          {"baseline", baseline.value()->describe()},
-                          {"trials", nlohmann::json::array()}};
+    correctness::JudgeJob record{.workload = job.workload,
+                                 .baseline = baseline.value()->describe()};
     for (int t = 0; t < job.trials; ++t) {
       std::uint64_t seed = worker::trial_seed(job.seed, t);
       DeviceTensors tensors = expect_value(
           make_trial_tensors(job, seed, stream.get(), baseline.value().get()), "trial tensors");
-      nlohmann::json input_hashes = nlohmann::json::array();
+      std::vector<std::string> input_hashes;
       for (const auto& input : tensors.inputs()) {
         input_hashes.push_back(fmt::format("{:016x}", input.hash(stream.get())));
       }
       baseline.value()->run(tensors.inputs(), tensors.outputs(), stream.get());
       correctness::gpu::TrialAccuracy accuracy(job, tensors.inputs(), stream.get());
       PTXBENCH_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-      nlohmann::json outputs = nlohmann::json::array();
+      std::vector<correctness::JudgedOutput> outputs;
       for (const auto& reference : tensors.outputs()) {
         const auto& desc = reference.desc();
         auto file = worker::exchange_file(job.exchange_dir, j, t, desc.name);
         auto candidate = load_output(file, desc.bytes());
         if (!candidate) {
-          print_reply(ReplyStatus::kInternalError, candidate.error().message, body);
+          print_reply(ReplyStatus::kInternalError, candidate.error().message, to_json(reply));
           return 0;
         }
         auto totals =
             compare_tensors(candidate->data(), reference.data(), desc.dtype, desc.elements(),
                             job.tolerance.atol, job.tolerance.rtol, stream.get());
-        nlohmann::json output = worker::to_json(totals);
-        output["name"] = desc.name;
+        correctness::JudgedOutput output{.name = desc.name, .totals = totals};
         accuracy.add_to(output, outputs.size(), candidate->data(), reference, stream.get());
         outputs.push_back(std::move(output));
       }
-      record["trials"].push_back({{"trial", t},
-                                  {"seed", std::to_string(seed)},
-                                  {"input_hashes", std::move(input_hashes)},
-                                  {"outputs", std::move(outputs)}});
+      record.trials.push_back({.trial = t,
+                               .seed = seed,
+                               .input_hashes = std::move(input_hashes),
+                               .outputs = std::move(outputs)});
     }
-    body["jobs"].push_back(std::move(record));
+    reply.jobs.push_back(std::move(record));
   }
-  print_reply(ReplyStatus::kOk, "", body);
+  print_reply(ReplyStatus::kOk, "", to_json(reply));
   return 0;
 }
 

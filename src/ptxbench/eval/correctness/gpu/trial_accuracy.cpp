@@ -17,18 +17,17 @@ TrialAccuracy::TrialAccuracy(const worker::WorkerJob& job,
   }
 }
 
-void TrialAccuracy::add_to(nlohmann::json& record, std::size_t index, const void* candidate,
+void TrialAccuracy::add_to(JudgedOutput& record, std::size_t index, const void* candidate,
                            const eval::gpu::DeviceTensor& library, cudaStream_t stream) const {
   if (index >= reference_.size()) {
-    record["accuracy_unavailable"] = unavailable_;
+    record.accuracy_unavailable = unavailable_;
     return;
   }
   const worker::TensorDesc& desc = library.desc();
   const ElementBudget budget{
       .factor = kLibraryErrorFactor, .atol = job_.tolerance.atol, .rtol = job_.tolerance.rtol};
-  record["accuracy"] =
-      to_json(reduce_accuracy(candidate, library.data(), reference_[index].as<float>(), desc.dtype,
-                              desc.elements(), budget, stream));
+  record.accuracy = reduce_accuracy(candidate, library.data(), reference_[index].as<float>(),
+                                    desc.dtype, desc.elements(), budget, stream);
 }
 
 }  // namespace ptxbench::eval::correctness::gpu

@@ -1,14 +1,14 @@
 // The judge's side of "as accurate as the library" for one trial: the high-precision reference
 // on the trial's inputs, then per output the streamed totals of candidate and library against
-// it, added to the output's record as "accuracy" (or "accuracy_unavailable": why not).
+// it, added to the output's record as its accuracy totals (or why there are none).
 #pragma once
 #include <cuda_runtime.h>
 
-#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "ptxbench/eval/correctness/correctness_protocol.hpp"
 #include "ptxbench/eval/worker/gpu/device_buffer.hpp"
 #include "ptxbench/eval/worker/gpu/device_tensors.hpp"
 #include "ptxbench/eval/worker/worker_job.hpp"
@@ -22,7 +22,7 @@ class TrialAccuracy {
                 cudaStream_t stream);
 
   // Adds the figures of output `index` to `record`; waits for the stream.
-  void add_to(nlohmann::json& record, std::size_t index, const void* candidate,
+  void add_to(JudgedOutput& record, std::size_t index, const void* candidate,
               const eval::gpu::DeviceTensor& library, cudaStream_t stream) const;
 
  private:

@@ -11,13 +11,14 @@
 #include <string_view>
 
 #include "ptxbench/eval/proof/gpu/sass_metrics.hpp"
-#include "ptxbench/eval/proof/probe_report.hpp"
+#include "ptxbench/eval/proof/probe_protocol.hpp"
 #include "ptxbench/eval/worker/gpu/candidate_library.hpp"
 #include "ptxbench/eval/worker/gpu/cuda_check.hpp"
 #include "ptxbench/eval/worker/gpu/device_tensors.hpp"
 #include "ptxbench/eval/worker/gpu/gpu_timer.hpp"
 #include "ptxbench/eval/worker/gpu/watchdog.hpp"
 #include "ptxbench/eval/worker/gpu/worker_modes.hpp"
+#include "ptxbench/eval/worker/worker_job.hpp"
 #include "ptxbench/util/fs.hpp"
 
 namespace ptxbench::eval::gpu {
@@ -75,7 +76,7 @@ ProbeReport observe(const worker::WorkerJob& job, const ProbeRequest& request) {
   std::optional<util::Error> raised;
   std::string device_error;
   {
-    Watchdog watchdog(call_timeout(job), "run() under the probe");
+    Watchdog watchdog(job.limits.call_timeout, "run() under the probe");
     raised = library->call(arguments, stream.get());
     device_error = synchronize_device();
   }
@@ -121,8 +122,12 @@ int run_probe_mode(int argc, char** argv) {
   try {
     auto job = read_job(argc, argv);
     if (!job) answer(ReplyStatus::kInternalError, job.error().message);
-    auto request = probe_request_from(*job);
-    if (!request) answer(ReplyStatus::kInternalError, request.error().message);
+    const auto* request = std::get_if<ProbeRequest>(&job->request);
+    if (request == nullptr) {
+      answer(ReplyStatus::kInternalError, "the job's request is for the " +
+                                              std::string(worker::mode_of(job->request)) +
+                                              " mode, not the probe");
+    }
     const ProbeReport report = observe(*job, *request);
     answer(ReplyStatus::kOk, "", to_json(report));
   } catch (const std::exception& e) {

@@ -1,7 +1,7 @@
 // `ptxbench-worker probe [--job FILE]`: the executed-instruction probe. Prepares the job's
 // workload (trial 0's inputs, poisoned outputs), then runs the candidate once, untimed, under
-// CUPTI SASS metrics and answers with a ProbeReport (eval/probe_report.hpp) in its reply: per
-// executed pc of ONE kernel function, the warp-level execution counts, with the cubin CRC that
+// CUPTI SASS metrics and answers with a ProbeReport (eval/proof/probe_protocol.hpp) in its reply:
+// per executed pc of ONE kernel function, the warp-level execution counts, with the cubin CRC that
 // attributes them.
 //
 // Which kernel: the first kernel function run() launches. This CUPTI reports one function per

@@ -24,6 +24,7 @@
 #include "ptxbench/eval/timing/gpu/kernel_trace.hpp"
 #include "ptxbench/eval/timing/statistics.hpp"
 #include "ptxbench/eval/timing/stream_rule.hpp"
+#include "ptxbench/eval/timing/timing_protocol.hpp"
 #include "ptxbench/eval/timing/timing_record.hpp"
 #include "ptxbench/eval/worker/gpu/candidate_library.hpp"
 #include "ptxbench/eval/worker/gpu/device_tensors.hpp"
@@ -70,9 +71,11 @@ struct SideResult {
 
 class TimingLoop {
  public:
-  TimingLoop(const worker::WorkerJob& job, const CandidateLibrary& library, Baseline& baseline,
-             DeviceTensors& tensors, DeviceTensors& baseline_outputs, cudaStream_t stream)
+  TimingLoop(const worker::WorkerJob& job, const timing::TimingOptions& options,
+             const CandidateLibrary& library, Baseline& baseline, DeviceTensors& tensors,
+             DeviceTensors& baseline_outputs, cudaStream_t stream)
       : job_(job),
+        options_(options),
         library_(library),
         baseline_(baseline),
         tensors_(tensors),
@@ -93,10 +96,10 @@ class TimingLoop {
       if (auto failure = sample(true, /*measured=*/false)) return failure;
       if (auto failure = sample(false, /*measured=*/false)) return failure;
     }
-    worker::StoppingRule rule{.min_samples = job_.timing.min_samples,
-                              .max_samples = job_.timing.max_samples,
-                              .target_relative_noise = job_.timing.target_relative_noise};
-    double limit_s = 2 * job_.timing.max_seconds;
+    worker::StoppingRule rule{.min_samples = options_.min_samples,
+                              .max_samples = options_.max_samples,
+                              .target_relative_noise = options_.target_relative_noise};
+    double limit_s = 2 * options_.max_seconds;
     for (rounds_ = 0;; ++rounds_) {
       regenerate_inputs(worker::trial_seed(job_.seed, kRoundSeedBase + rounds_));
       bool candidate_first = rounds_ % 2 == 0;
@@ -114,39 +117,36 @@ class TimingLoop {
     return std::nullopt;
   }
 
-  nlohmann::json report() const {
-    worker::StoppingRule rule{.min_samples = job_.timing.min_samples,
-                              .max_samples = job_.timing.max_samples,
-                              .target_relative_noise = job_.timing.target_relative_noise};
+  // The loop's part of the reply (the caller adds the output checks).
+  void report(timing::TimingReply& reply) const {
+    worker::StoppingRule rule{.min_samples = options_.min_samples,
+                              .max_samples = options_.max_samples,
+                              .target_relative_noise = options_.target_relative_noise};
     auto side = [&](const SideResult& r) {
       auto s = r.summary();
       std::vector<double> clocks = r.clocks;
       double clock = clocks.empty() ? 0 : worker::summarize(clocks).median;
-      nlohmann::json j = worker::to_json(worker::make_timing_stats(
-          s, r.dropped_throttled, clock, r.max_kernels, worker::converged(s, rule)));
-      j["event_median_ms"] = worker::summarize(r.event_ms).median;
-      j["power_capped_samples"] = r.power_capped;
-      j["samples_without_gpu_work"] = r.no_gpu_work;
-      return j;
+      return timing::TimingSide{
+          .stats = worker::make_timing_stats(s, r.dropped_throttled, clock, r.max_kernels,
+                                             worker::converged(s, rule)),
+          .event_median_ms = worker::summarize(r.event_ms).median,
+          .power_capped_samples = r.power_capped,
+          .samples_without_gpu_work = r.no_gpu_work};
     };
-    nlohmann::json foreign = nlohmann::json::array();
-    for (const auto& name : foreign_) foreign.push_back(name);
-    nlohmann::json kernels = nlohmann::json::array();
-    for (const auto& name : kernels_seen_) kernels.push_back(name);
-    return {{"candidate", side(candidate_)},
-            {"baseline", side(baseline_side_)},
-            {"baseline_description", baseline_.describe()},
-            {"kernels", kernels},
-            {"foreign_kernels", foreign},
-            {"streams", stream_rule_.to_json()},
-            {"blocking_kernel", use_blocker_},
-            {"rounds", rounds_},
-            {"max_sm_clock_mhz", max_clock_mhz_},
-            {"clocks_read", nvml_.available()},
-            {"l2_flush_bytes", flusher_.bytes()},
-            {"launches", launches_json()},
-            {"l2_persistence", l2_persistence_},
-            {"wall_seconds", wall_seconds_}};
+    reply.candidate = side(candidate_);
+    reply.baseline = side(baseline_side_);
+    reply.baseline_description = baseline_.describe();
+    reply.kernels = {kernels_seen_.begin(), kernels_seen_.end()};
+    reply.foreign_kernels = {foreign_.begin(), foreign_.end()};
+    reply.streams = stream_rule_.summary();
+    reply.blocking_kernel = use_blocker_;
+    reply.rounds = rounds_;
+    reply.max_sm_clock_mhz = max_clock_mhz_;
+    reply.clocks_read = nvml_.available();
+    reply.l2_flush_bytes = flusher_.bytes();
+    reply.launches = launch_records();
+    reply.l2_persistence = l2_persistence_;
+    reply.wall_seconds = wall_seconds_;
   }
 
   // What run() did to keep data in L2 across the flush (empty: nothing).
@@ -183,7 +183,8 @@ class TimingLoop {
     blocker_.release();
     std::string device_error;
     {
-      Watchdog watchdog(call_timeout(job_), candidate ? "a timed run()" : "a timed baseline call");
+      Watchdog watchdog(job_.limits.call_timeout,
+                        candidate ? "a timed run()" : "a timed baseline call");
       device_error = synchronize_device();
     }
     if (raised) return "run() raised during timing: " + raised->message;
@@ -200,7 +201,7 @@ class TimingLoop {
     s.power_capped = reasons && (*reasons & kPowerCapReason) != 0;
     s.throttled =
         (reasons && (*reasons & kThrottleReasons) != 0) ||
-        (clock && max_clock_mhz_ > 0 && *clock < job_.timing.throttle_clock_ratio * max_clock_mhz_);
+        (clock && max_clock_mhz_ > 0 && *clock < options_.throttle_clock_ratio * max_clock_mhz_);
     if (!measured) s.discarded = true;
     pending_.push_back(s);
     return std::nullopt;
@@ -245,17 +246,17 @@ class TimingLoop {
     l2_persistence_ += (l2_persistence_.empty() ? "" : "; ") + what;
   }
 
-  nlohmann::json launches_json() const {
-    nlohmann::json out = nlohmann::json::array();
+  std::vector<timing::LaunchRecord> launch_records() const {
+    std::vector<timing::LaunchRecord> out;
     for (const auto& [name, l] : launched_) {
-      out.push_back({{"name", name},
-                     {"launches", launch_counts_.at(name)},
-                     {"registers_per_thread", l.registers_per_thread},
-                     {"static_shared_bytes", l.static_shared_bytes},
-                     {"dynamic_shared_bytes", l.dynamic_shared_bytes},
-                     {"grid", l.grid},
-                     {"block", l.block},
-                     {"cluster", l.cluster}});
+      out.push_back({.name = name,
+                     .resources = LaunchResources{.launches = launch_counts_.at(name),
+                                                  .registers_per_thread = l.registers_per_thread,
+                                                  .static_shared_bytes = l.static_shared_bytes,
+                                                  .dynamic_shared_bytes = l.dynamic_shared_bytes,
+                                                  .grid = l.grid,
+                                                  .block = l.block,
+                                                  .cluster = l.cluster}});
     }
     return out;
   }
@@ -305,6 +306,7 @@ class TimingLoop {
   }
 
   const worker::WorkerJob& job_;
+  const timing::TimingOptions& options_;
   const CandidateLibrary& library_;
   Baseline& baseline_;
   DeviceTensors& tensors_;
@@ -336,11 +338,12 @@ class TimingLoop {
 
 // The candidate's outputs of the last timed round against the baseline's on the same inputs: a
 // candidate that skips work once it has seen its inputs' addresses shows here.
-nlohmann::json compare_last_round(const worker::WorkerJob& job, DeviceTensors& tensors,
-                                  DeviceTensors& baseline_outputs, cudaStream_t stream,
-                                  bool& match) {
+std::vector<timing::TimedOutputCheck> compare_last_round(const worker::WorkerJob& job,
+                                                         DeviceTensors& tensors,
+                                                         DeviceTensors& baseline_outputs,
+                                                         cudaStream_t stream, bool& match) {
   match = true;
-  nlohmann::json checks = nlohmann::json::array();
+  std::vector<timing::TimedOutputCheck> checks;
   for (std::size_t i = 0; i < tensors.outputs().size(); ++i) {
     const auto& desc = tensors.outputs()[i].desc();
     auto totals = compare_tensors(tensors.outputs()[i].data(), baseline_outputs.outputs()[i].data(),
@@ -348,10 +351,7 @@ nlohmann::json compare_last_round(const worker::WorkerJob& job, DeviceTensors& t
                                   job.tolerance.rtol, stream);
     auto check = worker::make_output_check(desc.name, totals, job.tolerance);
     match = match && check.passed;
-    nlohmann::json j = worker::to_json(totals);
-    j["name"] = desc.name;
-    j["passed"] = check.passed;
-    checks.push_back(std::move(j));
+    checks.push_back({.name = desc.name, .totals = totals, .passed = check.passed});
   }
   return checks;
 }
@@ -359,6 +359,8 @@ nlohmann::json compare_last_round(const worker::WorkerJob& job, DeviceTensors& t
 }  // namespace
 
 int run_timing_mode(const worker::WorkerJob& job) {
+  const auto* request = std::get_if<timing::TimingRequest>(&job.request);
+  PTXBENCH_CHECK(request != nullptr, "the timing mode needs a timing request");
   PTXBENCH_CUDA_CHECK(cudaSetDevice(0));
   CudaStream stream;
   auto baseline = make_baseline(job, stream.get());
@@ -376,10 +378,11 @@ int run_timing_mode(const worker::WorkerJob& job) {
     print_reply(ReplyStatus::kRuntimeError, library.error().message);
     return 0;
   }
-  nlohmann::json body;
+  timing::TimingReply reply;
   auto host_memory = guard_host_memory(job);
-  body["host_memory_budget_bytes"] = host_memory_budget(job);
-  TimingLoop loop(job, library.value(), *baseline.value(), tensors, baseline_outputs, stream.get());
+  reply.host_memory_budget_bytes = job.limits.host_memory_budget_bytes;
+  TimingLoop loop(job, request->options, library.value(), *baseline.value(), tensors,
+                  baseline_outputs, stream.get());
   DeviceMemoryCap cap;  // after the harness's own allocations
   if (job.device_memory_limit_bytes > 0) cap = DeviceMemoryCap(job.device_memory_limit_bytes);
   std::optional<std::string> failure;
@@ -389,13 +392,13 @@ int run_timing_mode(const worker::WorkerJob& job) {
     failure = std::string("during timing: ") + e.what();
   }
   if (failure) {
-    print_reply(ReplyStatus::kRuntimeError, *failure, body);
+    print_reply(ReplyStatus::kRuntimeError, *failure, to_json(reply));
     return 0;
   }
-  body.update(loop.report());
+  loop.report(reply);
   bool match = true;
-  body["output_checks"] = compare_last_round(job, tensors, baseline_outputs, stream.get(), match);
-  body["outputs_match"] = match;
+  reply.output_checks = compare_last_round(job, tensors, baseline_outputs, stream.get(), match);
+  reply.outputs_match = match;
   std::string breaches;  // both ABI breaches are reported when both happened
   if (!loop.foreign_kernels().empty()) {
     std::string names;
@@ -411,10 +414,10 @@ int run_timing_mode(const worker::WorkerJob& job) {
                 loop.l2_persistence();
   }
   if (!breaches.empty()) {
-    print_reply(ReplyStatus::kForbidden, breaches, body);
+    print_reply(ReplyStatus::kForbidden, breaches, to_json(reply));
     return 0;
   }
-  print_reply(ReplyStatus::kOk, "", body);
+  print_reply(ReplyStatus::kOk, "", to_json(reply));
   return 0;
 }
 

@@ -7,7 +7,6 @@
 //   time       untrusted: times candidate and baseline interleaved in this process
 // The `probe` mode (executed-instruction proof) lives in probe_mode.hpp.
 #pragma once
-#include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -44,13 +43,8 @@ T expect_value(util::Expected<T>&& expected, std::string_view what) {
   return std::move(expected).value();
 }
 
-// Settings a job's "extra" object may carry, with their defaults.
-std::chrono::milliseconds call_timeout(const worker::WorkerJob& job);  // "call_timeout_ms": 20 s
-std::uint64_t host_memory_budget(
-    const worker::WorkerJob& job);  // "host_memory_budget_bytes": 16 GiB
-
-// Watches the process's resident host memory against the job's budget (none when it is 0); on a
-// breach it prints a RUNTIME_ERROR reply and ends the process.
+// Watches the process's resident host memory against the job's limits.host_memory_budget_bytes
+// (none when it is 0); on a breach it prints a RUNTIME_ERROR reply and ends the process.
 std::unique_ptr<worker::HostMemoryGuard> guard_host_memory(const worker::WorkerJob& job);
 
 }  // namespace ptxbench::eval::gpu

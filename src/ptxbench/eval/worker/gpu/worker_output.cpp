@@ -39,16 +39,8 @@ void print_reply(worker::ReplyStatus status, std::string_view message, nlohmann:
   }
 }
 
-std::chrono::milliseconds call_timeout(const worker::WorkerJob& job) {
-  return std::chrono::milliseconds(job.extra.value("call_timeout_ms", std::int64_t{20000}));
-}
-
-std::uint64_t host_memory_budget(const worker::WorkerJob& job) {
-  return job.extra.value("host_memory_budget_bytes", std::uint64_t{16} << 30);
-}
-
 std::unique_ptr<worker::HostMemoryGuard> guard_host_memory(const worker::WorkerJob& job) {
-  std::uint64_t budget = host_memory_budget(job);
+  std::uint64_t budget = job.limits.host_memory_budget_bytes;
   if (budget == 0) return nullptr;
   return std::make_unique<worker::HostMemoryGuard>(budget, [budget](std::uint64_t resident) {
     constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
