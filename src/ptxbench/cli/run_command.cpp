@@ -194,7 +194,8 @@ int run_run(const RunFlags& flags) {
                       .config = agent::to_json(*config, *tasks),
                       .grid = agent::grid_of(*config, *tasks)};
   if (!flags.fixit.empty()) {
-    auto documents = fixit::load_retrieval_documents(flags.fixit, /*include_unverified=*/false);
+    auto documents =
+        fixit::load_retrieval_documents(flags.fixit, *suite, /*include_unverified=*/false);
     if (!documents) {
       fmt::print(stderr, "ptxbench run: --fixit: {}\n", documents.error().message);
       return kExitUsage;
