@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../agent/fakes.hpp"
 #include "fixit_samples.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
@@ -198,6 +199,61 @@ TEST(RetrievalLevel, AddsTheRepairsToTheSystemPrompt) {
       << built->system;
   EXPECT_NE(built->system.find("repaired gemm_n7168_k5120"), std::string::npos);
   EXPECT_EQ(built->system.find("Repair 2"), std::string::npos);
+}
+
+std::shared_ptr<const RetrievalIndex> failure_index() {
+  return std::make_shared<const RetrievalIndex>(std::vector<RetrievalDocument>{
+      document("a", "gemm_n7168_k5120", "gemm", "hopper", "TIMEOUT"),
+      document("b", "gemm_n7168_k5120", "gemm", "hopper", "COMPILE_ERROR", "tile_store acc"),
+      document("c", "gemm_n4096_k4096", "gemm", "hopper", "COMPILE_ERROR")});
+}
+
+// After a failing turn: the repairs most like that failure, those already shown named only.
+TEST(RetrievalFeedback, RepairsLikeTheFailureNotShownBefore) {
+  auto hook = retrieval_feedback_hook(failure_index(), 2);
+  agent::Trajectory trajectory;
+  trajectory.messages = {{.role = "system", .content = "### Repair 1: ... [a]"}};
+  const std::string reply = "```cuda\ntile_store(acc);\n```\n";
+  std::string text = hook(testing::gemm_task(), arch::Arch::kHopper, trajectory, reply,
+                          testing::compile_error(), "nvcc failed");
+  // b (same task and verdict) then a (same task): b in full, a only named.
+  EXPECT_NE(text.find("failures like this one (COMPILE_ERROR)"), std::string::npos) << text;
+  EXPECT_NE(text.find("### Repair: gemm_n7168_k5120 on hopper, COMPILE_ERROR [b]"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("repaired gemm_n7168_k5120"), std::string::npos);
+  EXPECT_NE(text.find("shown earlier: [a]."), std::string::npos) << text;
+  EXPECT_EQ(text.find("[c]"), std::string::npos) << text;
+  EXPECT_EQ(hook(testing::gemm_task(), arch::Arch::kHopper, trajectory, reply, testing::passed(1.5),
+                 "PASSED"),
+            "");
+}
+
+// The turn loop adds it to the feedback of retrieval trajectories only, and not after the last
+// turn (nobody reads that one).
+TEST(RetrievalFeedback, OnlyRetrievalTrajectoriesBeforeTheirLastTurn) {
+  util::TempDir work;
+  auto directory = agent::RunDirectory::open(work.path() / "run");
+  ASSERT_TRUE(directory);
+  testing::FakeProvider provider([](const model::Conversation&, const model::CallContext&) {
+    return testing::code_reply("broken");
+  });
+  agent::AgentOptions options{.max_turns = 2,
+                              .failure_context = retrieval_feedback_hook(failure_index(), 1)};
+  agent::TrajectoryRunner runner(*directory, provider, &testing::fake_evaluate, options);
+  for (auto level : {prompt::ContextLevel::kRetrieval, prompt::ContextLevel::kNone}) {
+    agent::TrajectorySpec spec{.model = "fake",
+                               .provider = "fake",
+                               .task = &testing::gemm_task(),
+                               .arch = arch::Arch::kHopper,
+                               .context = level};
+    agent::Trajectory done = runner.run(spec, testing::kPrompt, std::nullopt);
+    ASSERT_EQ(done.turns.size(), 2u);
+    const bool retrieval = level == prompt::ContextLevel::kRetrieval;
+    EXPECT_EQ(done.turns[0].feedback.find("[b]") != std::string::npos, retrieval)
+        << done.turns[0].feedback;
+    EXPECT_EQ(done.turns[1].feedback.find("[b]"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -194,6 +194,10 @@ int run_run(const RunFlags& flags) {
                       .config = agent::to_json(*config, *tasks),
                       .grid = agent::grid_of(*config, *tasks)};
   if (!flags.fixit.empty()) {
+    if (flags.retrieve_k < 1 || flags.retrieve_k > 64) {
+      fmt::print(stderr, "ptxbench run: --retrieve-k: expected a whole number from 1 to 64\n");
+      return kExitUsage;
+    }
     auto documents =
         fixit::load_retrieval_documents(flags.fixit, *suite, /*include_unverified=*/false);
     if (!documents) {
@@ -202,6 +206,8 @@ int run_run(const RunFlags& flags) {
     }
     auto index = std::make_shared<const fixit::RetrievalIndex>(std::move(*documents));
     plan.context_hook = fixit::retrieval_hook(index, static_cast<std::size_t>(flags.retrieve_k));
+    plan.agent.failure_context =
+        fixit::retrieval_feedback_hook(index, static_cast<std::size_t>(flags.retrieve_k));
     plan.config["fixit"] = {
         {"folder", flags.fixit}, {"k", flags.retrieve_k}, {"documents", index->size()}};
   }

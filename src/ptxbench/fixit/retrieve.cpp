@@ -6,7 +6,9 @@
 #include <map>
 #include <tuple>
 
+#include "ptxbench/extract/extract.hpp"
 #include "ptxbench/fixit/export_rows.hpp"
+#include "ptxbench/fixit/mine.hpp"
 #include "ptxbench/task/task_loader.hpp"
 
 namespace ptxbench::fixit {
@@ -175,23 +177,71 @@ util::Expected<std::vector<RetrievalDocument>> load_retrieval_documents(
   return load_retrieval_documents(*opened, suite, include_unverified);
 }
 
+namespace {
+
+// A repair as the model sees it; the id in the heading lets later turns tell what was shown.
+std::string render_hit(const RetrievalDocument& d, std::string_view number) {
+  return fmt::format("\n### Repair{}{}: {} on {}, {} [{}]\n\n{}\n\n```cuda\n{}\n```\n",
+                     number.empty() ? "" : " ", number, d.task, d.arch, d.verdict, d.mined_id,
+                     d.reasoning, d.repaired_code);
+}
+
+bool shown_before(const agent::Trajectory& trajectory, const std::string& mined_id) {
+  const std::string tag = "[" + mined_id + "]";
+  return std::any_of(
+      trajectory.messages.begin(), trajectory.messages.end(),
+      [&](const agent::TrajectoryMessage& m) { return m.content.find(tag) != std::string::npos; });
+}
+
+}  // namespace
+
 std::string render_retrieved(const std::vector<RetrievalHit>& hits) {
   if (hits.empty()) return "No verified repair of a similar failure is on record.";
   std::string out = fmt::format(
       "{} verified repair(s) of similar failures, each: the verdict a kernel got, the reasoning "
       "that found the bug, and the kernel that then passed.\n",
       hits.size());
-  for (std::size_t i = 0; i < hits.size(); ++i) {
-    const RetrievalDocument& d = *hits[i].document;
-    out += fmt::format("\n### Repair {}: {} on {}, {}\n\n{}\n\n```cuda\n{}\n```\n", i + 1, d.task,
-                       d.arch, d.verdict, d.reasoning, d.repaired_code);
-  }
+  for (std::size_t i = 0; i < hits.size(); ++i)
+    out += render_hit(*hits[i].document, std::to_string(i + 1));
   return out;
 }
 
 prompt::ContextHook retrieval_hook(std::shared_ptr<const RetrievalIndex> index, std::size_t k) {
   return [index, k](const task::Task& task, arch::Arch arch) -> util::Expected<std::string> {
     return render_retrieved(index->search(task_query(task, arch), k));
+  };
+}
+
+agent::FailureContextFn retrieval_feedback_hook(std::shared_ptr<const RetrievalIndex> index,
+                                                std::size_t k) {
+  return [index, k](const task::Task& task, arch::Arch arch, const agent::Trajectory& trajectory,
+                    const std::string& reply, const eval::Evaluation& evaluation,
+                    const std::string& feedback) -> std::string {
+    if (!is_minable_failure(evaluation.verdict)) return "";
+    RetrievalQuery query = task_query(task, arch);
+    query.verdict = std::string(eval::to_string(evaluation.verdict));
+    if (auto code = extract::extract_code(reply)) query.code = *code;
+    query.feedback = feedback;
+    auto hits = index->search(query, k);
+    if (hits.empty()) return "";
+    std::string fresh, seen;
+    for (const auto& hit : hits) {
+      if (shown_before(trajectory, hit.document->mined_id))
+        seen += (seen.empty() ? "" : ", ") + ("[" + hit.document->mined_id + "]");
+      else
+        fresh += render_hit(*hit.document, "");
+    }
+    std::string out;
+    if (!fresh.empty())
+      out = fmt::format(
+          "Verified repair(s) of failures like this one ({}): the reasoning that found the bug "
+          "and the kernel that then passed.\n{}",
+          query.verdict, fresh);
+    if (!seen.empty())
+      out +=
+          fmt::format("{}The closest verified repairs of this kind of failure shown earlier: {}.",
+                      out.empty() ? "" : "\n", seen);
+    return out;
   };
 }
 

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ptxbench/agent/trajectory_runner.hpp"
 #include "ptxbench/fixit/fixit_folder.hpp"
 #include "ptxbench/prompt/prompt.hpp"
 #include "ptxbench/task/task.hpp"
@@ -95,7 +96,14 @@ util::Expected<std::vector<RetrievalDocument>> load_retrieval_documents(
 
 std::string render_retrieved(const std::vector<RetrievalHit>& hits);
 
-// The `retrieval` level's hook over an index that outlives it.
+// The `retrieval` level's system-prompt text for a task's first turn.
 prompt::ContextHook retrieval_hook(std::shared_ptr<const RetrievalIndex> index, std::size_t k);
+
+// The `retrieval` level's text after a failing turn's feedback: of the k repairs most like this
+// failure (its verdict kind, extracted code and feedback), those the conversation has not shown
+// yet, or a line naming the ones it has. Nothing for a turn that is not a failure a repair can
+// start from (PASSED, NO_CODE, NOT_RUN, ...).
+agent::FailureContextFn retrieval_feedback_hook(std::shared_ptr<const RetrievalIndex> index,
+                                                std::size_t k);
 
 }  // namespace ptxbench::fixit
