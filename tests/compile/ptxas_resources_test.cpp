@@ -45,5 +45,24 @@ TEST(PtxasResources, LogsWithoutResourcesGiveNothing) {
   EXPECT_EQ(kernels[0].registers, 0);
 }
 
+// A log line of 1 MB (a candidate's enormous identifier echoed by ptxas) is read, not a crash:
+// a regex matcher recursing per character overflowed the stack on such lines.
+TEST(PtxasResources, MegabyteLinesAreParsedWithoutRecursion) {
+  const std::string huge(1u << 20, 'a');
+  const std::string digits(1u << 20, '7');
+  const std::string log =
+      "ptxas info    : Compiling entry function '" + huge + "' for 'sm_90a'\n" +
+      "ptxas info    : Function properties for " + huge + "\n" + "    " + digits +
+      " bytes stack frame, 8 bytes spill stores\n" + "ptxas info    : Used 12 registers, " + huge +
+      " " + digits + " bytes smem\n" + std::string(1u << 20, '(') + "\n" + "Used " + digits + "\n";
+  const auto kernels = parse_ptxas_resources(log);
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(kernels[0].name.size(), huge.size());
+  EXPECT_EQ(kernels[0].stack_bytes, 0);  // too large for an int
+  EXPECT_EQ(kernels[0].spill_store_bytes, 8);
+  EXPECT_EQ(kernels[0].registers, 12);
+  EXPECT_EQ(kernels[0].shared_bytes, 0);
+}
+
 }  // namespace
 }  // namespace ptxbench::compile

@@ -51,6 +51,25 @@ TEST(ExplanationCheck, RejectsTagsLeaksCodeQuotesBudgetAndLength) {
   EXPECT_EQ(*rejection_reason("   ", kFixed, limits), "the explanation is empty");
 }
 
+// Tags in any case and spacing, chat-template tokens, and a megabyte of look-alikes, which a
+// regex matcher recursing per character could not take.
+TEST(ExplanationCheck, MarkupTagsFoundByPlainScanning) {
+  auto limits = medium();
+  for (std::string tag : {"< Answer >", "</THINKING>", "<code>", "<|im_end|>", "</ solution>"}) {
+    auto reason = rejection_reason(words(100) + tag + words(100), kFixed, limits);
+    ASSERT_TRUE(reason) << tag;
+    EXPECT_NE(reason->find("tags"), std::string::npos) << tag;
+  }
+  for (std::string fine : {"a < b > c", "<thinker>", "<||>", "<| im_end |>", "if x<code then"}) {
+    auto reason = rejection_reason(words(200) + fine, kFixed, limits);
+    EXPECT_TRUE(!reason || reason->find("tags") == std::string::npos) << fine;
+  }
+  std::string huge(1u << 20, '<');
+  huge += "<|" + std::string(1u << 19, 'a');
+  EXPECT_EQ(rejection_reason(huge, kFixed, limits)->find("tags"), std::string::npos);
+  EXPECT_NE(rejection_reason(huge + "|>", kFixed, limits)->find("tags"), std::string::npos);
+}
+
 TEST(LengthBins, ByName) {
   EXPECT_EQ(find_length_bin("short")->max_words, 200);
   EXPECT_EQ(find_length_bin("long")->min_words, 400);

@@ -1,12 +1,6 @@
 #include "ptxbench/agent/run_directory.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
-#include <cerrno>
-#include <cstring>
 
 #include "ptxbench/util/check.hpp"
 #include "ptxbench/util/fs.hpp"
@@ -31,22 +25,9 @@ util::Expected<RunDirectory> RunDirectory::open(const fs::path& root) {
   if (error) return util::make_error(fmt::format("{}: {}", root.string(), error.message()));
   fs::create_directories(root / "responses", error);
   if (error) return util::make_error(fmt::format("{}: {}", root.string(), error.message()));
-  fs::path lock = root / ".lock";
-  int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return util::make_error(fmt::format("{}: {}", lock.string(), std::strerror(errno)));
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    ::close(fd);
-    return util::make_error(
-        fmt::format("{}: another ptxbench process is using this run directory", root.string()));
-  }
-  return RunDirectory(root, fd);
-}
-
-RunDirectory::RunDirectory(RunDirectory&& other) noexcept
-    : root_(std::move(other.root_)), lock_fd_(std::exchange(other.lock_fd_, -1)) {}
-
-RunDirectory::~RunDirectory() {
-  if (lock_fd_ >= 0) ::close(lock_fd_);  // closing releases the flock
+  auto lock = util::FolderLock::acquire(root, "run directory");
+  if (!lock) return lock.error();
+  return RunDirectory(root, std::move(*lock));
 }
 
 fs::path RunDirectory::trajectory_path(const std::string& id) const {

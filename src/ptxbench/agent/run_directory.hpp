@@ -2,8 +2,8 @@
 // atomically after every turn, and responses/<id>/turn-N.md, the raw replies. A reply is
 // written as soon as it arrives, with its call details in a hidden responses/<id>/.turn-N.json,
 // so a run killed during the evaluation evaluates that reply on resume instead of asking the
-// model again. One process at a time holds a run directory (an flock on RUN_DIR/.lock, which
-// the kernel releases even when the process is killed).
+// model again. One process at a time holds a run directory (util::FolderLock on RUN_DIR/.lock,
+// which the kernel releases even when the process is killed).
 #pragma once
 #include <filesystem>
 #include <optional>
@@ -14,6 +14,7 @@
 #include "ptxbench/agent/trajectory.hpp"
 #include "ptxbench/model/reply.hpp"
 #include "ptxbench/util/expected.hpp"
+#include "ptxbench/util/folder_lock.hpp"
 
 namespace ptxbench::agent {
 
@@ -21,11 +22,11 @@ class RunDirectory {
  public:
   // Creates the directory when needed and takes its lock; fails when another process holds it.
   static util::Expected<RunDirectory> open(const std::filesystem::path& root);
-  RunDirectory(RunDirectory&& other) noexcept;
+  RunDirectory(RunDirectory&& other) noexcept = default;
   RunDirectory& operator=(RunDirectory&&) = delete;
   RunDirectory(const RunDirectory&) = delete;
   RunDirectory& operator=(const RunDirectory&) = delete;
-  ~RunDirectory();
+  ~RunDirectory() = default;
 
   const std::filesystem::path& root() const { return root_; }
   std::filesystem::path run_json_path() const { return root_ / "run.json"; }
@@ -47,10 +48,10 @@ class RunDirectory {
   std::optional<model::Reply> load_saved_reply(const std::string& id, int turn) const;
 
  private:
-  RunDirectory(std::filesystem::path root, int lock_fd)
-      : root_(std::move(root)), lock_fd_(lock_fd) {}
+  RunDirectory(std::filesystem::path root, util::FolderLock lock)
+      : root_(std::move(root)), lock_(std::move(lock)) {}
   std::filesystem::path root_;
-  int lock_fd_ = -1;
+  util::FolderLock lock_;
 };
 
 }  // namespace ptxbench::agent

@@ -158,6 +158,13 @@ std::optional<TurnEvent> TrajectoryRunner::run_turn(const TrajectorySpec& spec,
       render_feedback(evaluation, FeedbackOptions{.turn = turn,
                                                   .max_turns = options_.max_turns,
                                                   .target_speedup = options_.target_speedup});
+  // Not after the last turn: no model reads that feedback.
+  if (options_.failure_context && spec.context == prompt::ContextLevel::kRetrieval &&
+      turn < options_.max_turns) {
+    std::string more = options_.failure_context(*spec.task, spec.arch, trajectory, reply->content,
+                                                evaluation, feedback);
+    if (!more.empty()) feedback += "\n\n" + more;
+  }
 
   nlohmann::json call{
       {"turn", turn}, {"finish_reason", reply->finish_reason}, {"attempts", reply->attempts}};

@@ -21,10 +21,18 @@ namespace ptxbench::agent {
 using EvaluateFn =
     std::function<eval::Evaluation(const task::Task&, arch::Arch, const eval::CandidateInput&)>;
 
+// Text that follows a turn's feedback in trajectories of the retrieval context level (for the
+// task, arch, the conversation so far, the reply, its evaluation and feedback); empty: nothing.
+// fixit/retrieve.hpp gives the repairs of failures like this one.
+using FailureContextFn = std::function<std::string(
+    const task::Task&, arch::Arch, const Trajectory&, const std::string& reply,
+    const eval::Evaluation&, const std::string& feedback)>;
+
 struct AgentOptions {
   int max_turns = 8;
   HistoryPolicy history;
   std::optional<double> target_speedup;  // stop once a verified kernel reaches it
+  FailureContextFn failure_context;
 };
 
 // Which trajectory to run.

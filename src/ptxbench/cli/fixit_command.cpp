@@ -47,7 +47,7 @@ struct FixitFlags {
   bool reevaluate = false, reevaluate_all = false, include_unverified = false;
   std::vector<std::string> kernelgen_runs;
   // retrieve
-  std::string query_task, query_arch = "hopper", query_verdict, query_error;
+  std::string query_task, query_arch = "hopper", query_verdict, query_error, query_code;
   int k = 3;
   // all / demo
   std::string config, out, demo_context = "none";
@@ -187,21 +187,59 @@ int run_explain(const FixitFlags& flags) {
   });
 }
 
-int run_retrieve(const FixitFlags& flags) {
-  auto documents =
-      fixit::load_retrieval_documents(fs::path(flags.folder), flags.include_unverified);
-  if (!documents) {
-    fmt::print(stderr, "ptxbench fixit retrieve: {}\n", documents.error().message);
-    return kExitUsage;
+std::string_view relation_name(fixit::TaskRelation relation) {
+  switch (relation) {
+    case fixit::TaskRelation::kSameTask:
+      return "same task";
+    case fixit::TaskRelation::kSameFamily:
+      return "same family";
+    case fixit::TaskRelation::kOther:
+      break;
   }
+  return "other task";
+}
+
+int run_retrieve(const FixitFlags& flags) {
+  auto complain = [](const std::string& message) {
+    fmt::print(stderr, "ptxbench fixit retrieve: {}\n", message);
+    return static_cast<int>(kExitUsage);
+  };
+  auto env = environment(flags);
+  if (!env) return kExitUsage;
+  auto arch = arch::parse(flags.query_arch);
+  if (!arch) return complain("--arch: unknown arch " + flags.query_arch);
+  if (!flags.query_verdict.empty() && !eval::parse_verdict(flags.query_verdict))
+    return complain("--verdict: unknown verdict " + flags.query_verdict);
+  if (flags.k < 1) return complain("-k: must be at least 1");
+  fixit::RetrievalQuery query{.task = flags.query_task, .heldout = true};
+  if (const task::Task* task = task::find_task(env->suite, flags.query_task)) {
+    query = fixit::task_query(*task, *arch);
+  } else {
+    fmt::print(stderr,
+               "note: {} is not a task of the suite; it counts as held out (no held-out rows)\n",
+               flags.query_task);
+    query.arch = std::string(arch::to_string(*arch));
+  }
+  query.verdict = flags.query_verdict;
+  query.feedback = flags.query_error;
+  if (!flags.query_code.empty()) {
+    auto code = util::read_file(flags.query_code, util::kMaxConfigFileBytes);
+    if (!code) return complain("--code: " + code.error().message);
+    query.code = std::move(*code);
+  }
+  auto documents =
+      fixit::load_retrieval_documents(fs::path(flags.folder), env->suite, flags.include_unverified);
+  if (!documents) return complain(documents.error().message);
   fixit::RetrievalIndex index(std::move(*documents));
-  std::string query = fmt::format("{} {} {} {}", flags.query_task, flags.query_arch,
-                                  flags.query_verdict, flags.query_error);
-  auto hits = index.search(query, static_cast<std::size_t>(std::max(1, flags.k)));
-  fmt::print("retrieve: {} document(s) indexed; query \"{}\"\n", index.size(), query);
+  auto hits = index.search(query, static_cast<std::size_t>(flags.k));
+  fmt::print("retrieve: {} document(s) indexed; {} match(es) for {} on {}{}{}\n", index.size(),
+             hits.size(), query.task, query.arch, query.verdict.empty() ? "" : ", " + query.verdict,
+             query.heldout ? " (held out: held-out rows left out)" : "");
   for (const auto& hit : hits)
-    fmt::print("  {:.3f}  {}  {} {} {}\n", hit.score, hit.document->mined_id, hit.document->task,
-               hit.document->arch, hit.document->verdict);
+    fmt::print("  {}  {} {} {}  [{}{}{}, similarity {:.3f}]\n", hit.document->mined_id,
+               hit.document->task, hit.document->arch, hit.document->verdict,
+               relation_name(hit.relation), hit.same_arch ? ", same arch" : "",
+               hit.same_verdict ? ", same verdict" : "", hit.similarity);
   return kExitOk;
 }
 
@@ -322,7 +360,9 @@ void add_fixit_command(CLI::App& app, CommandContext& context) {
   retrieve->add_option("--task", flags->query_task, "Task name")->required();
   retrieve->add_option("--arch", flags->query_arch, "Arch")->capture_default_str();
   retrieve->add_option("--verdict", flags->query_verdict, "Verdict kind");
-  retrieve->add_option("--error", flags->query_error, "Error text");
+  retrieve->add_option("--error", flags->query_error, "The failure's feedback or error text");
+  retrieve->add_option("--code", flags->query_code, "File with the failing code");
+  retrieve->add_option("--tasks-dir", flags->tasks_dir, "Task suite (default: built-in)");
   retrieve->add_option("-k", flags->k, "How many")->capture_default_str();
   retrieve->add_flag("--include-unverified", flags->include_unverified, "Also unverified repairs");
   bind(retrieve, run_retrieve);

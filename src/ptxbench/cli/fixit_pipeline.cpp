@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <mutex>
+#include <optional>
+#include <set>
 
 #include "ptxbench/agent/config_file.hpp"
 #include "ptxbench/agent/demo.hpp"
@@ -30,28 +32,69 @@ util::Expected<std::vector<fixit::Recipe>> recipes_from_json(const Json& json) {
   return out;
 }
 
-TeacherChoice teacher_from_json(const Json& json, const fs::path& base, const fs::path& solutions) {
-  TeacherChoice choice;
-  if (json.is_string() && json.get<std::string>() == "replay")
-    choice.replay_solutions = solutions.string();
-  if (json.is_object()) {
-    if (json.contains("config"))
-      choice.config_file = (base / json["config"].get<std::string>()).string();
-    if (json.contains("command")) choice.command = json["command"].get<std::vector<std::string>>();
-    choice.name = json.value("name", "");
+// Typed reads of `all`'s config. A missing field gives the fallback; a wrong type, an unknown
+// key or a number out of range is kept as the first problem, named by its path ("repair.turns").
+class ConfigReader {
+ public:
+  template <class T>
+  T get(const Json& json, const std::string& path, const char* name, T fallback) {
+    if (!json.is_object() || !json.contains(name)) return fallback;
+    try {
+      return json.at(name).get<T>();
+    } catch (const Json::exception&) {
+      complain(path + name, "wrong type");
+      return fallback;
+    }
   }
-  return choice;
+  int integer(const Json& json, const std::string& path, const char* name, int fallback, int min,
+              int max) {
+    const Json& value = json.is_object() && json.contains(name) ? json.at(name) : Json(fallback);
+    if (!value.is_number_integer() || value.get<std::int64_t>() < min ||
+        value.get<std::int64_t>() > max) {
+      complain(path + name, fmt::format("expected a whole number from {} to {}", min, max));
+      return fallback;
+    }
+    return static_cast<int>(value.get<std::int64_t>());
+  }
+  // `json` must be a mapping (or absent) whose keys are among `known`.
+  void keys(const Json& json, const std::string& path, const std::set<std::string>& known) {
+    if (json.is_null()) return;
+    if (!json.is_object()) return complain(path.substr(0, path.size() - 1), "expected a mapping");
+    for (const auto& [key, value] : json.items())
+      if (!known.contains(key)) complain(path + key, "unknown field");
+  }
+  // An empty path: `problem` names its field itself.
+  void complain(const std::string& path, const std::string& problem) {
+    if (!problem_) problem_ = path.empty() ? problem : path + ": " + problem;
+  }
+  const std::optional<std::string>& problem() const { return problem_; }
+
+ private:
+  std::optional<std::string> problem_;
+};
+
+fs::path relative_to(const fs::path& base, const std::string& path) {
+  return fs::path(path).is_absolute() ? fs::path(path) : base / path;
 }
 
-// Reads a field of `all`'s config, with the field named in the error.
-template <class T>
-util::Expected<T> field(const Json& json, const char* name, T fallback) {
-  if (!json.contains(name)) return fallback;
-  try {
-    return json.at(name).get<T>();
-  } catch (const Json::exception&) {
-    return util::make_error(fmt::format("{}: wrong type", name));
+TeacherChoice teacher_from_json(ConfigReader& reader, const Json& json, const std::string& path,
+                                const fs::path& base, const fs::path& solutions) {
+  TeacherChoice choice;
+  if (json.is_string()) {
+    if (json.get<std::string>() == "replay")
+      choice.replay_solutions = solutions.string();
+    else
+      reader.complain(path, "expected \"replay\", {config: FILE} or {command: [PROGRAM, ...]}");
+    return choice;
   }
+  reader.keys(json, path + ".", {"config", "command", "name"});
+  auto config = reader.get<std::string>(json, path + ".", "config", "");
+  if (!config.empty()) choice.config_file = relative_to(base, config).string();
+  choice.command = reader.get<std::vector<std::string>>(json, path + ".", "command", {});
+  choice.name = reader.get<std::string>(json, path + ".", "name", "");
+  if (choice.config_file.empty() && choice.command.empty())
+    reader.complain(path, "expected \"replay\", {config: FILE} or {command: [PROGRAM, ...]}");
+  return choice;
 }
 
 }  // namespace
@@ -72,63 +115,86 @@ int run_fixit_all(const fs::path& config_path) {
   };
   if (!loaded) return complain(loaded.error().message);
   const Json& json = *loaded;
-  static const std::set<std::string> kFields{
-      "fixit",   "runs",   "tasks_dir", "gpu",     "parallel", "mine",     "recipes",
-      "teacher", "repair", "explainer", "explain", "export",   "solutions"};
   if (!json.is_object()) return complain("expected a mapping");
-  for (const auto& [key, value] : json.items())
-    if (!kFields.contains(key)) return complain(key + ": unknown field");
-  fs::path base = config_path.parent_path();
-  auto folder_name = field<std::string>(json, "fixit", "");
-  auto runs = field<std::vector<std::string>>(json, "runs", {});
-  if (!folder_name || folder_name->empty()) return complain("fixit: the Fixit folder is required");
-  if (!runs) return complain(runs.error().message);
-  fs::path solutions = json.contains("solutions") ? base / json["solutions"].get<std::string>()
-                                                  : agent::default_solutions_dir();
-  auto suite =
-      task::load_suite(json.contains("tasks_dir") ? base / json["tasks_dir"].get<std::string>()
-                                                  : task::default_tasks_dir());
-  if (!suite) return complain(suite.error().message);
-  FixitEnvironment env{.suite = std::move(*suite),
-                       .gpu = json.value("gpu", true),
-                       .parallel = json.value("parallel", 2)};
+  ConfigReader read;
+  read.keys(json, "",
+            {"fixit", "runs", "tasks_dir", "gpu", "parallel", "mine", "recipes", "teacher",
+             "repair", "explainer", "explain", "export", "solutions"});
+  const fs::path base = config_path.parent_path();
+  const auto folder_name = read.get<std::string>(json, "", "fixit", "");
+  const auto runs = read.get<std::vector<std::string>>(json, "", "runs", {});
+  const auto solutions_dir = read.get<std::string>(json, "", "solutions", "");
+  const auto tasks_dir = read.get<std::string>(json, "", "tasks_dir", "");
+  const bool gpu = read.get<bool>(json, "", "gpu", true);
+  const int parallel = read.integer(json, "", "parallel", 2, 1, 256);
 
-  Json mine = json.value("mine", Json::object());
-  fixit::MineFilters filters{.tasks = mine.value("tasks", std::vector<std::string>{}),
-                             .models = mine.value("models", std::vector<std::string>{}),
-                             .include_not_run = mine.value("include_not_run", false)};
-  for (const auto& name : mine.value("verdicts", std::vector<std::string>{})) {
+  const Json mine = json.value("mine", Json::object());
+  read.keys(mine, "mine.", {"verdicts", "turns", "contexts", "tasks", "models", "include_not_run"});
+  fixit::MineFilters filters{
+      .tasks = read.get<std::vector<std::string>>(mine, "mine.", "tasks", {}),
+      .models = read.get<std::vector<std::string>>(mine, "mine.", "models", {}),
+      .include_not_run = read.get<bool>(mine, "mine.", "include_not_run", false)};
+  for (const auto& name : read.get<std::vector<std::string>>(mine, "mine.", "verdicts", {})) {
     auto verdict = eval::parse_verdict(name);
-    if (!verdict) return complain("mine.verdicts: unknown verdict " + name);
-    filters.verdicts.insert(*verdict);
+    if (!verdict) read.complain("mine.verdicts", "unknown verdict " + name);
+    if (verdict) filters.verdicts.insert(*verdict);
   }
-  for (int turn : mine.value("turns", std::vector<int>{})) filters.turns.insert(turn);
+  for (const auto& name : read.get<std::vector<std::string>>(mine, "mine.", "contexts", {})) {
+    auto level = prompt::parse_context_level(name);
+    if (!level) read.complain("mine.contexts", "unknown context level " + name);
+    if (level) filters.contexts.insert(*level);
+  }
+  for (int turn : read.get<std::vector<int>>(mine, "mine.", "turns", {})) {
+    if (turn < 1) read.complain("mine.turns", "turns are numbered from 1");
+    filters.turns.insert(turn);
+  }
+
+  const Json repair = json.value("repair", Json::object());
+  read.keys(repair, "repair.", {"turns", "concurrency", "strict", "speedup_floor"});
+  fixit::RepairOptions repair_options{
+      .max_turns = read.integer(repair, "repair.", "turns", 4, 1, 64),
+      .concurrency = read.integer(repair, "repair.", "concurrency", 2, 1, 256),
+      .strict = read.get<bool>(repair, "repair.", "strict", true)};
+  if (repair.is_object() && repair.contains("speedup_floor")) {
+    const double floor = read.get<double>(repair, "repair.", "speedup_floor", 0);
+    if (!(floor > 0 && floor < 1e6)) read.complain("repair.speedup_floor", "expected a number > 0");
+    repair_options.speedup_floor = floor;
+  }
+  const Json explain = json.value("explain", Json::object());
+  read.keys(explain, "explain.", {"length", "token_budget", "max_attempts"});
+  auto bin = fixit::find_length_bin(read.get<std::string>(explain, "explain.", "length", "medium"));
+  if (!bin) read.complain("explain.length", bin.error().message);
+  fixit::ExplainOptions explain_options{
+      .limits = {.bin = bin ? *bin : fixit::LengthBin{},
+                 .token_budget =
+                     read.integer(explain, "explain.", "token_budget", 2000, 1, 1'000'000)},
+      .max_attempts = read.integer(explain, "explain.", "max_attempts", 3, 1, 100)};
+  const Json exporting = json.value("export", Json::object());
+  read.keys(exporting, "export.", {"include_unverified", "kernelgen"});
+  const bool include_unverified = read.get<bool>(exporting, "export.", "include_unverified", false);
+  const bool kernelgen = read.get<bool>(exporting, "export.", "kernelgen", false);
+
+  const fs::path solutions =
+      solutions_dir.empty() ? agent::default_solutions_dir() : relative_to(base, solutions_dir);
+  const Json teacher_json = json.value("teacher", Json("replay"));
+  TeacherChoice teacher = teacher_from_json(read, teacher_json, "teacher", base, solutions);
+  TeacherChoice explainer =
+      teacher_from_json(read, json.value("explainer", teacher_json),
+                        json.contains("explainer") ? "explainer" : "teacher", base, solutions);
   auto recipes = recipes_from_json(
       json.value("recipes", Json::array({{{"name", "volume"}, {"mode", "volume"}}})));
-  if (!recipes) return complain(recipes.error().message);
-  Json repair = json.value("repair", Json::object());
-  fixit::RepairOptions repair_options{.max_turns = repair.value("turns", 4),
-                                      .concurrency = repair.value("concurrency", 2),
-                                      .strict = repair.value("strict", true)};
-  if (repair.contains("speedup_floor"))
-    repair_options.speedup_floor = repair["speedup_floor"].get<double>();
-  Json explain = json.value("explain", Json::object());
-  auto bin = fixit::find_length_bin(explain.value("length", "medium"));
-  if (!bin) return complain("explain.length: " + bin.error().message);
-  fixit::ExplainOptions explain_options{
-      .limits = {.bin = *bin, .token_budget = explain.value("token_budget", 2000)},
-      .max_attempts = explain.value("max_attempts", 3)};
-  Json exporting = json.value("export", Json::object());
-  TeacherChoice teacher = teacher_from_json(json.value("teacher", Json("replay")), base, solutions);
-  TeacherChoice explainer = teacher_from_json(
-      json.value("explainer", json.value("teacher", Json("replay"))), base, solutions);
+  if (!recipes) read.complain("", recipes.error().message);
+  if (folder_name.empty()) read.complain("fixit", "the Fixit folder is required");
+  if (read.problem()) return complain(*read.problem());
 
-  auto folder = fixit::FixitFolder::open(
-      fs::path(*folder_name).is_absolute() ? fs::path(*folder_name) : base / *folder_name);
+  auto suite = task::load_suite(tasks_dir.empty() ? task::default_tasks_dir()
+                                                  : relative_to(base, tasks_dir));
+  if (!suite) return complain(suite.error().message);
+  FixitEnvironment env{.suite = std::move(*suite), .gpu = gpu, .parallel = parallel};
+  auto folder = fixit::FixitFolder::open(relative_to(base, folder_name));
   if (!folder) return complain(folder.error().message);
   std::vector<fs::path> run_paths;
-  for (const auto& run : *runs)
-    run_paths.push_back(fs::path(run).is_absolute() ? fs::path(run) : base / run);
+  for (const auto& run : runs) run_paths.push_back(relative_to(base, run));
   if (int code = fixit_mine(*folder, env, run_paths, filters); code != kExitOk) return code;
   if (int code = fixit_balance(*folder, *recipes); code != kExitOk) return code;
   for (const auto& recipe : *recipes) {
@@ -139,10 +205,8 @@ int run_fixit_all(const fs::path& config_path) {
     if (int code = fixit_explain(*folder, env, recipe.name, explainer, explain_options);
         code != kExitOk)
       return code;
-    std::vector<fs::path> kernelgen =
-        exporting.value("kernelgen", false) ? run_paths : std::vector<fs::path>{};
-    if (int code = fixit_export(*folder, env, recipe.name,
-                                exporting.value("include_unverified", false), kernelgen);
+    if (int code = fixit_export(*folder, env, recipe.name, include_unverified,
+                                kernelgen ? run_paths : std::vector<fs::path>{});
         code != kExitOk)
       return code;
   }

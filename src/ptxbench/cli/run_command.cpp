@@ -194,13 +194,20 @@ int run_run(const RunFlags& flags) {
                       .config = agent::to_json(*config, *tasks),
                       .grid = agent::grid_of(*config, *tasks)};
   if (!flags.fixit.empty()) {
-    auto documents = fixit::load_retrieval_documents(flags.fixit, /*include_unverified=*/false);
+    if (flags.retrieve_k < 1 || flags.retrieve_k > 64) {
+      fmt::print(stderr, "ptxbench run: --retrieve-k: expected a whole number from 1 to 64\n");
+      return kExitUsage;
+    }
+    auto documents =
+        fixit::load_retrieval_documents(flags.fixit, *suite, /*include_unverified=*/false);
     if (!documents) {
       fmt::print(stderr, "ptxbench run: --fixit: {}\n", documents.error().message);
       return kExitUsage;
     }
     auto index = std::make_shared<const fixit::RetrievalIndex>(std::move(*documents));
     plan.context_hook = fixit::retrieval_hook(index, static_cast<std::size_t>(flags.retrieve_k));
+    plan.agent.failure_context =
+        fixit::retrieval_feedback_hook(index, static_cast<std::size_t>(flags.retrieve_k));
     plan.config["fixit"] = {
         {"folder", flags.fixit}, {"k", flags.retrieve_k}, {"documents", index->size()}};
   }

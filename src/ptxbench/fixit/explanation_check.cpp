@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -63,15 +62,46 @@ int count_words(std::string_view text) {
   return words;
 }
 
+namespace {
+
+// <think>, </answer>, < code >, ... and chat-template tokens like <|im_end|>, in any case. A
+// plain scan, not std::regex: an explanation can be long, and libstdc++'s matcher recurses per
+// character.
+bool has_markup_tag(std::string_view text) {
+  static const std::vector<std::string_view> kNames{"thinking", "think",     "answer", "reasoning",
+                                                    "solution", "reference", "code"};
+  auto is_space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  for (auto open = text.find('<'); open != std::string_view::npos;
+       open = text.find('<', open + 1)) {
+    std::size_t at = open + 1;
+    if (at < text.size() && text[at] == '|') {  // <|name|>
+      std::size_t end = at + 1;
+      while (end < text.size() &&
+             (std::isalpha(static_cast<unsigned char>(text[end])) != 0 || text[end] == '_'))
+        ++end;
+      if (end > at + 1 && text.substr(end, 2) == "|>") return true;
+      continue;
+    }
+    if (at < text.size() && text[at] == '/') ++at;
+    while (at < text.size() && is_space(text[at])) ++at;
+    for (std::string_view name : kNames) {
+      if (at + name.size() > text.size() || lower(text.substr(at, name.size())) != name) continue;
+      std::size_t end = at + name.size();
+      while (end < text.size() && is_space(text[end])) ++end;
+      if (end < text.size() && text[end] == '>') return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::optional<std::string> rejection_reason(std::string_view explanation,
                                             std::string_view fixed_code,
                                             const ExplanationLimits& limits) {
   std::string text = trim(explanation);
   if (text.empty()) return "the explanation is empty";
-  static const std::regex kTag(
-      R"(</?\s*(think|thinking|answer|reasoning|solution|reference|code)\s*>|<\|[a-z_]+\|>)",
-      std::regex::icase);
-  if (std::regex_search(text, kTag)) return "it contains markup tags; write plain prose";
+  if (has_markup_tag(text)) return "it contains markup tags; write plain prose";
   static const std::vector<std::string> kLeaks{"reference solution",     "the given fix",
                                                "provided solution",      "the answer i was given",
                                                "expected answer",        "i was shown the fix",

@@ -1,13 +1,7 @@
 #include "ptxbench/fixit/fixit_folder.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
 #include <sstream>
 
 #include "ptxbench/agent/trajectory.hpp"
@@ -70,22 +64,9 @@ util::Expected<FixitFolder> FixitFolder::open(const fs::path& root) {
   std::error_code error;
   fs::create_directories(root, error);
   if (error) return util::make_error(fmt::format("{}: {}", root.string(), error.message()));
-  fs::path lock = root / ".lock";
-  int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return util::make_error(fmt::format("{}: {}", lock.string(), std::strerror(errno)));
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    ::close(fd);
-    return util::make_error(
-        fmt::format("{}: another ptxbench process is using this Fixit folder", root.string()));
-  }
-  return FixitFolder(root, fd);
-}
-
-FixitFolder::FixitFolder(FixitFolder&& other) noexcept
-    : root_(std::move(other.root_)), lock_fd_(std::exchange(other.lock_fd_, -1)) {}
-
-FixitFolder::~FixitFolder() {
-  if (lock_fd_ >= 0) ::close(lock_fd_);  // closing releases the flock
+  auto lock = util::FolderLock::acquire(root, "Fixit folder");
+  if (!lock) return lock.error();
+  return FixitFolder(root, std::move(*lock));
 }
 
 fs::path FixitFolder::selection_path(const std::string& recipe) const {

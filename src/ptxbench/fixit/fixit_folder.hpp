@@ -1,5 +1,5 @@
 // A Fixit folder: the rows of every stage as JSON Lines, each file published atomically, and
-// the repair stage's run directory. One process at a time works on a folder (an flock on
+// the repair stage's run directory. One process at a time works on a folder (util::FolderLock on
 // FIXIT/.lock, released by the kernel even when the process is killed).
 //   mined.jsonl  manifest.json  selections/<recipe>.json  repair/ (a run directory)
 //   repairs.jsonl  verified.jsonl  explained.jsonl
@@ -14,17 +14,18 @@
 
 #include "ptxbench/fixit/rows.hpp"
 #include "ptxbench/util/expected.hpp"
+#include "ptxbench/util/folder_lock.hpp"
 
 namespace ptxbench::fixit {
 
 class FixitFolder {
  public:
   static util::Expected<FixitFolder> open(const std::filesystem::path& root);
-  FixitFolder(FixitFolder&& other) noexcept;
+  FixitFolder(FixitFolder&& other) noexcept = default;
   FixitFolder& operator=(FixitFolder&&) = delete;
   FixitFolder(const FixitFolder&) = delete;
   FixitFolder& operator=(const FixitFolder&) = delete;
-  ~FixitFolder();
+  ~FixitFolder() = default;
 
   const std::filesystem::path& root() const { return root_; }
   std::filesystem::path mined_path() const { return root_ / "mined.jsonl"; }
@@ -51,10 +52,10 @@ class FixitFolder {
   void record_stage(const std::string& stage, const nlohmann::json& settings) const;
 
  private:
-  FixitFolder(std::filesystem::path root, int lock_fd)
-      : root_(std::move(root)), lock_fd_(lock_fd) {}
+  FixitFolder(std::filesystem::path root, util::FolderLock lock)
+      : root_(std::move(root)), lock_(std::move(lock)) {}
   std::filesystem::path root_;
-  int lock_fd_ = -1;
+  util::FolderLock lock_;
 };
 
 // JSON Lines: one object per line. Reading names the file and line of a bad row.

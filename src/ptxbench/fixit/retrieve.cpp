@@ -3,20 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cmath>
+#include <map>
+#include <tuple>
 
-#include "ptxbench/fixit/fixit_folder.hpp"
+#include "ptxbench/extract/extract.hpp"
+#include "ptxbench/fixit/export_rows.hpp"
+#include "ptxbench/fixit/mine.hpp"
+#include "ptxbench/task/task_loader.hpp"
 
 namespace ptxbench::fixit {
 namespace {
-
-constexpr double kK1 = 1.2;  // BM25 term-frequency saturation
-constexpr double kB = 0.75;  // BM25 length normalisation
-
-std::string document_text(const RetrievalDocument& d) {
-  return d.task + " " + d.arch + " " + d.verdict + " " + d.error_text;
-}
 
 template <class Rows>
 std::map<std::string, const typename Rows::value_type*> by_mined_id(const Rows& rows) {
@@ -25,79 +21,114 @@ std::map<std::string, const typename Rows::value_type*> by_mined_id(const Rows& 
   return out;
 }
 
+bool same_nonempty(const std::string& a, const std::string& b) {
+  return !a.empty() && a == b;
+}
+
+TaskRelation relation_of(const RetrievalQuery& query, const RetrievalDocument& document) {
+  if (same_nonempty(query.task, document.task)) return TaskRelation::kSameTask;
+  if (same_nonempty(query.op_type, document.op_type) ||
+      same_nonempty(query.family, document.family))
+    return TaskRelation::kSameFamily;
+  return TaskRelation::kOther;
+}
+
+// The mean of the similarities the query can be measured by (its code, its feedback).
+double similarity_of(const std::set<std::string>& query_code,
+                     const std::set<std::string>& query_text,
+                     const std::set<std::string>& document_code,
+                     const std::set<std::string>& document_text) {
+  double sum = 0;
+  int parts = 0;
+  if (!query_code.empty()) {
+    sum += jaccard(query_code, document_code);
+    ++parts;
+  }
+  if (!query_text.empty()) {
+    sum += jaccard(query_text, document_text);
+    ++parts;
+  }
+  return parts == 0 ? 0 : sum / parts;
+}
+
+// True when `a` ranks before `b`.
+bool ranks_before(const RetrievalHit& a, const RetrievalHit& b) {
+  auto key = [](const RetrievalHit& h) {
+    return std::make_tuple(static_cast<int>(h.relation), h.same_arch, h.same_verdict, h.similarity);
+  };
+  if (key(a) != key(b)) return key(a) > key(b);
+  return a.document->mined_id < b.document->mined_id;
+}
+
 }  // namespace
 
-std::vector<std::string> tokenize(std::string_view text) {
-  std::vector<std::string> out;
+RetrievalQuery task_query(const task::Task& task, arch::Arch arch) {
+  return {.task = task.name,
+          .op_type = task.op_type,
+          .family = task.family,
+          .heldout = task.split != "train",
+          .arch = std::string(arch::to_string(arch))};
+}
+
+std::set<std::string> identifier_set(std::string_view text) {
+  std::set<std::string> out;
   std::string word;
   auto flush = [&] {
-    if (word.empty()) return;
-    out.push_back(word);
-    if (word.find('_') != std::string::npos) {
-      std::size_t start = 0;
-      for (std::size_t i = 0; i <= word.size(); ++i) {
-        if (i == word.size() || word[i] == '_') {
-          if (i > start) out.push_back(word.substr(start, i - start));
-          start = i + 1;
-        }
-      }
-    }
+    if (word.size() >= 2) out.insert(word);
     word.clear();
   };
   for (char c : text) {
-    auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || c == '_')
-      word += static_cast<char>(std::tolower(u));
-    else
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    const bool digit = c >= '0' && c <= '9';
+    if (letter || (digit && !word.empty())) {
+      word += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    } else {
       flush();
+    }
   }
   flush();
   return out;
 }
 
-RetrievalIndex::RetrievalIndex(std::vector<RetrievalDocument> documents)
-    : documents_(std::move(documents)) {
-  long total = 0;
-  for (const auto& document : documents_) {
-    std::map<std::string, int> counts;
-    auto tokens = tokenize(document_text(document));
-    for (const auto& token : tokens) ++counts[token];
-    for (const auto& [term, count] : counts) ++document_frequency_[term];
-    lengths_.push_back(static_cast<int>(tokens.size()));
-    total += static_cast<long>(tokens.size());
-    term_counts_.push_back(std::move(counts));
-  }
-  average_length_ =
-      documents_.empty() ? 0 : static_cast<double>(total) / static_cast<double>(documents_.size());
+double jaccard(const std::set<std::string>& a, const std::set<std::string>& b) {
+  if (a.empty() && b.empty()) return 0;
+  std::size_t shared = 0;
+  for (const auto& word : a) shared += b.contains(word) ? 1 : 0;
+  return static_cast<double>(shared) / static_cast<double>(a.size() + b.size() - shared);
 }
 
-std::vector<RetrievalHit> RetrievalIndex::search(std::string_view query, std::size_t k) const {
-  auto terms = tokenize(query);
-  std::sort(terms.begin(), terms.end());
-  terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
-  const double n = static_cast<double>(documents_.size());
+RetrievalIndex::RetrievalIndex(std::vector<RetrievalDocument> documents)
+    : documents_(std::move(documents)) {
+  for (const auto& document : documents_) {
+    code_identifiers_.push_back(identifier_set(document.failing_code));
+    text_identifiers_.push_back(identifier_set(document.error_text + "\n" + document.feedback));
+  }
+}
+
+std::vector<RetrievalHit> RetrievalIndex::search(const RetrievalQuery& query, std::size_t k) const {
+  const auto query_code = identifier_set(query.code);
+  const auto query_text = identifier_set(query.feedback);
   std::vector<RetrievalHit> hits;
   for (std::size_t d = 0; d < documents_.size(); ++d) {
-    double score = 0;
-    for (const auto& term : terms) {
-      auto tf = term_counts_[d].find(term);
-      if (tf == term_counts_[d].end()) continue;
-      double df = document_frequency_.at(term);
-      double idf = std::log(1.0 + (n - df + 0.5) / (df + 0.5));
-      double f = tf->second;
-      double norm = kK1 * (1 - kB + kB * lengths_[d] / std::max(average_length_, 1.0));
-      score += idf * f * (kK1 + 1) / (f + norm);
-    }
-    if (score > 0) hits.push_back({&documents_[d], score});
+    const RetrievalDocument& document = documents_[d];
+    if (query.heldout && document.heldout) continue;  // no held-out answer for a held-out task
+    RetrievalHit hit{.document = &document,
+                     .relation = relation_of(query, document),
+                     .same_arch = same_nonempty(query.arch, document.arch),
+                     .same_verdict = same_nonempty(query.verdict, document.verdict),
+                     .similarity = similarity_of(query_code, query_text, code_identifiers_[d],
+                                                 text_identifiers_[d])};
+    if (hit.relation == TaskRelation::kOther && !hit.same_verdict && hit.similarity <= 0)
+      continue;  // nothing in common
+    hits.push_back(hit);
   }
-  std::stable_sort(hits.begin(), hits.end(),
-                   [](const RetrievalHit& a, const RetrievalHit& b) { return a.score > b.score; });
+  std::sort(hits.begin(), hits.end(), ranks_before);
   if (hits.size() > k) hits.resize(k);
   return hits;
 }
 
-util::Expected<std::vector<RetrievalDocument>> load_retrieval_documents(const FixitFolder& folder,
-                                                                        bool include_unverified) {
+util::Expected<std::vector<RetrievalDocument>> load_retrieval_documents(
+    const FixitFolder& folder, const std::vector<task::Task>& suite, bool include_unverified) {
   auto mined = folder.read_mined();
   if (!mined) return mined.error();
   auto repairs = folder.read_repairs();
@@ -118,11 +149,17 @@ util::Expected<std::vector<RetrievalDocument>> load_retrieval_documents(const Fi
     bool usable = v->second->status == VerifyStatus::kVerified ||
                   (include_unverified && v->second->status == VerifyStatus::kUnverified);
     if (!usable || !e->second->accepted()) continue;
+    const task::Task* task = task::find_task(suite, row.task);
     out.push_back({.mined_id = row.id,
                    .task = row.task,
+                   .op_type = task != nullptr ? task->op_type : "",
+                   .family = task != nullptr ? task->family : "",
+                   // Held out by the suite now or when the row was mined.
+                   .heldout = split_of(suite, row.task) != "train" || row.split != "train",
                    .arch = std::string(arch::to_string(row.arch)),
                    .verdict = std::string(eval::to_string(verdict_kind(row))),
                    .error_text = row.error_text,
+                   .feedback = row.feedback,
                    .failing_code = row.code,
                    .repaired_code = r->second->code,
                    .reasoning = e->second->reasoning});
@@ -131,17 +168,32 @@ util::Expected<std::vector<RetrievalDocument>> load_retrieval_documents(const Fi
 }
 
 util::Expected<std::vector<RetrievalDocument>> load_retrieval_documents(
-    const std::filesystem::path& folder, bool include_unverified) {
+    const std::filesystem::path& folder, const std::vector<task::Task>& suite,
+    bool include_unverified) {
   if (!std::filesystem::exists(folder / "mined.jsonl"))
     return util::make_error(folder.string() + ": not a Fixit folder (no mined.jsonl)");
   auto opened = FixitFolder::open(folder);
   if (!opened) return opened.error();
-  return load_retrieval_documents(*opened, include_unverified);
+  return load_retrieval_documents(*opened, suite, include_unverified);
 }
 
-std::string task_query(const task::Task& task, arch::Arch arch) {
-  return fmt::format("{} {} {} {}", task.name, task.op_type, task.family, arch::to_string(arch));
+namespace {
+
+// A repair as the model sees it; the id in the heading lets later turns tell what was shown.
+std::string render_hit(const RetrievalDocument& d, std::string_view number) {
+  return fmt::format("\n### Repair{}{}: {} on {}, {} [{}]\n\n{}\n\n```cuda\n{}\n```\n",
+                     number.empty() ? "" : " ", number, d.task, d.arch, d.verdict, d.mined_id,
+                     d.reasoning, d.repaired_code);
 }
+
+bool shown_before(const agent::Trajectory& trajectory, const std::string& mined_id) {
+  const std::string tag = "[" + mined_id + "]";
+  return std::any_of(
+      trajectory.messages.begin(), trajectory.messages.end(),
+      [&](const agent::TrajectoryMessage& m) { return m.content.find(tag) != std::string::npos; });
+}
+
+}  // namespace
 
 std::string render_retrieved(const std::vector<RetrievalHit>& hits) {
   if (hits.empty()) return "No verified repair of a similar failure is on record.";
@@ -149,17 +201,47 @@ std::string render_retrieved(const std::vector<RetrievalHit>& hits) {
       "{} verified repair(s) of similar failures, each: the verdict a kernel got, the reasoning "
       "that found the bug, and the kernel that then passed.\n",
       hits.size());
-  for (std::size_t i = 0; i < hits.size(); ++i) {
-    const RetrievalDocument& d = *hits[i].document;
-    out += fmt::format("\n### Repair {}: {} on {}, {}\n\n{}\n\n```cuda\n{}\n```\n", i + 1, d.task,
-                       d.arch, d.verdict, d.reasoning, d.repaired_code);
-  }
+  for (std::size_t i = 0; i < hits.size(); ++i)
+    out += render_hit(*hits[i].document, std::to_string(i + 1));
   return out;
 }
 
 prompt::ContextHook retrieval_hook(std::shared_ptr<const RetrievalIndex> index, std::size_t k) {
   return [index, k](const task::Task& task, arch::Arch arch) -> util::Expected<std::string> {
     return render_retrieved(index->search(task_query(task, arch), k));
+  };
+}
+
+agent::FailureContextFn retrieval_feedback_hook(std::shared_ptr<const RetrievalIndex> index,
+                                                std::size_t k) {
+  return [index, k](const task::Task& task, arch::Arch arch, const agent::Trajectory& trajectory,
+                    const std::string& reply, const eval::Evaluation& evaluation,
+                    const std::string& feedback) -> std::string {
+    if (!is_minable_failure(evaluation.verdict)) return "";
+    RetrievalQuery query = task_query(task, arch);
+    query.verdict = std::string(eval::to_string(evaluation.verdict));
+    if (auto code = extract::extract_code(reply)) query.code = *code;
+    query.feedback = feedback;
+    auto hits = index->search(query, k);
+    if (hits.empty()) return "";
+    std::string fresh, seen;
+    for (const auto& hit : hits) {
+      if (shown_before(trajectory, hit.document->mined_id))
+        seen += (seen.empty() ? "" : ", ") + ("[" + hit.document->mined_id + "]");
+      else
+        fresh += render_hit(*hit.document, "");
+    }
+    std::string out;
+    if (!fresh.empty())
+      out = fmt::format(
+          "Verified repair(s) of failures like this one ({}): the reasoning that found the bug "
+          "and the kernel that then passed.\n{}",
+          query.verdict, fresh);
+    if (!seen.empty())
+      out +=
+          fmt::format("{}The closest verified repairs of this kind of failure shown earlier: {}.",
+                      out.empty() ? "" : "\n", seen);
+    return out;
   };
 }
 

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <regex>
 
 #include "ptxbench/eval/kernel_name.hpp"
+#include "ptxbench/eval/sanitize/report_lines.hpp"
 #include "ptxbench/util/check.hpp"
 
 namespace ptxbench::eval {
@@ -15,7 +15,7 @@ namespace {
 constexpr std::string_view kPrefix = "=========";
 constexpr std::size_t kMaxErrorLines = 12;
 
-std::optional<std::int64_t> parse_count(const std::string& digits) {
+std::optional<std::int64_t> parse_count(std::string_view digits) {
   std::string plain;
   for (char c : digits) {
     if (c != ',') plain += c;
@@ -115,10 +115,6 @@ std::string_view to_string(SanitizerOutcome outcome) {
 }
 
 SanitizerSummary parse_sanitizer_output(std::string_view text) {
-  // Anchored at the end: "ERROR SUMMARY: 30 errors were not printed" is not a count.
-  static const std::regex error_summary(R"(^ERROR SUMMARY:\s*([0-9,]+)\s+errors?\s*$)");
-  static const std::regex race_summary(
-      R"(RACECHECK SUMMARY:.*\(\s*([0-9,]+)\s+errors?,\s*([0-9,]+)\s+warnings?\s*\))");
   SanitizerSummary summary;
   std::size_t start = 0;
   while (start < text.size()) {
@@ -128,20 +124,18 @@ SanitizerSummary parse_sanitizer_output(std::string_view text) {
     start = end + 1;
     const auto line = tool_line(raw);
     if (!line) continue;
-    const std::string owned(*line);
-    std::smatch match;
     // The last summary wins: the tool prints its own after the program has exited, so a
     // look-alike line printed by the program cannot replace it.
-    if (std::regex_search(owned, match, race_summary)) {
+    if (auto race = racecheck_summary(*line)) {
       // Racecheck prints no ERROR SUMMARY; its own line carries errors and warnings.
-      summary.errors = parse_count(match[1]);
-      summary.warnings = parse_count(match[2]);
-    } else if (std::regex_search(owned, match, error_summary)) {
-      summary.errors = parse_count(match[1]);
-    } else if (owned.starts_with("Target application returned an error")) {
+      summary.errors = parse_count(race->first);
+      summary.warnings = parse_count(race->second);
+    } else if (auto errors = error_summary(*line)) {
+      summary.errors = parse_count(*errors);
+    } else if (line->starts_with("Target application returned an error")) {
       summary.program_failed = true;
-    } else if (!is_noise(owned) && summary.first_errors.size() < kMaxErrorLines) {
-      summary.first_errors.push_back(owned);
+    } else if (!is_noise(*line) && summary.first_errors.size() < kMaxErrorLines) {
+      summary.first_errors.emplace_back(*line);
     }
   }
   return summary;
@@ -281,12 +275,11 @@ const task::Workload& smallest_workload(const task::Task& task) {
 }
 
 std::vector<std::string> kernels_in_errors(const SanitizerReport& report) {
-  static const std::regex located(R"(\bat\s+(.+?)\+0x[0-9a-fA-F]+)");
   std::vector<std::string> names;
   for (const auto& run : report.runs) {
     for (const std::string& line : run.summary.first_errors) {
-      for (std::sregex_iterator it(line.begin(), line.end(), located), end; it != end; ++it) {
-        std::string name = (*it)[1].str();
+      for (std::string_view located : located_names(line, /*device_frames=*/false)) {
+        std::string name(located);
         if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
       }
     }
@@ -313,12 +306,11 @@ bool in_source_file(std::string_view line, std::string_view source_file) {
 bool errors_in_candidate_code(const SanitizerReport& report,
                               const std::vector<std::string>& candidate_kernels,
                               std::string_view source_file) {
-  static const std::regex located(R"((?:\bat|Device Frame:)\s+(.+?)\+0x[0-9a-fA-F]+)");
   for (const auto& run : report.runs) {
     for (const std::string& line : run.summary.first_errors) {
       if (!source_file.empty() && in_source_file(line, source_file)) return true;
-      for (std::sregex_iterator it(line.begin(), line.end(), located), end; it != end; ++it) {
-        if (names_candidate_kernel((*it)[1].str(), candidate_kernels)) return true;
+      for (std::string_view located : located_names(line, /*device_frames=*/true)) {
+        if (names_candidate_kernel(std::string(located), candidate_kernels)) return true;
       }
     }
   }

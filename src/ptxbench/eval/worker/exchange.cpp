@@ -6,8 +6,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include "ptxbench/util/check.hpp"
+#include "ptxbench/util/fs.hpp"
 
 namespace ptxbench::eval::worker {
 
@@ -22,7 +25,16 @@ std::filesystem::path exchange_file(const std::filesystem::path& dir, std::size_
 }
 
 ExchangeDir::ExchangeDir(const std::filesystem::path& root) {
-  std::string pattern = (root / "ptxbench-exchange-XXXXXX").string();
+  // Named like a util::TempDir (<prefix><pid>-XXXXXX), so that what a killed process left here
+  // is found by its dead owner's pid: swept once per root and process.
+  static std::mutex mutex;
+  static std::set<std::filesystem::path> swept;
+  {
+    std::lock_guard lock(mutex);
+    if (swept.insert(root).second) util::remove_stale_temp_dirs(root, kExchangePrefix);
+  }
+  std::string pattern =
+      (root / (std::string(kExchangePrefix) + std::to_string(::getpid()) + "-XXXXXX")).string();
   PTXBENCH_CHECK(::mkdtemp(pattern.data()) != nullptr, pattern + ": " + std::strerror(errno));
   path_ = pattern;
 }

@@ -5,13 +5,18 @@
 #include <cstddef>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace ptxbench::eval::worker {
 
 std::filesystem::path exchange_file(const std::filesystem::path& dir, std::size_t job, int trial,
                                     const std::string& output_name);
 
-// A fresh exchange directory under `root`, removed with its files on destruction.
+// Exchange directories are <root>/ptxbench-exchange-<pid>-XXXXXX.
+inline constexpr std::string_view kExchangePrefix = "ptxbench-exchange-";
+
+// A fresh exchange directory under `root`, removed with its files on destruction. The first
+// one of a process under a root removes those whose owning process is gone (killed).
 class ExchangeDir {
  public:
   explicit ExchangeDir(const std::filesystem::path& root);
