@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "ptxbench/sandbox/layers.hpp"
+#include "ptxbench/task/task_loader.hpp"
 
 namespace ptxbench::sandbox {
 namespace {
@@ -16,6 +19,26 @@ TEST(SandboxMode, ParsesTheThreeModesAndRejectsOthers) {
   EXPECT_NE(bad.error().message.find("strict, best-effort, off"), std::string::npos);
   for (Mode m : {Mode::kStrict, Mode::kBestEffort, Mode::kOff})
     EXPECT_EQ(parse_mode(to_string(m)).value(), m);
+}
+
+// The candidate worker writes each output whole into its exchange folder, under RLIMIT_FSIZE: the
+// limit must hold the largest output of any workload of the suite (O of mha_fwd_lse_d256 at
+// S=16384 is 1.5 GiB), or an honest kernel dies of SIGXFSZ.
+TEST(SandboxPolicy, TheFileSizeLimitHoldsEveryOutputOfTheSuite) {
+  auto suite = task::load_suite(task::default_tasks_dir());
+  ASSERT_TRUE(suite.has_value()) << suite.error().message;
+  std::uint64_t largest = 0;
+  for (const auto& task : *suite) {
+    for (const auto& workload : task.workloads) {
+      for (const auto& output : task.outputs) {
+        std::uint64_t bytes = task::size_bytes(output.dtype);
+        for (auto extent : task.shape_of(output, workload)) bytes *= extent;
+        largest = std::max(largest, bytes);
+      }
+    }
+  }
+  EXPECT_GT(largest, 1ull << 30);  // the suite has outputs over 1 GiB: the check is not idle
+  EXPECT_GE(worker_policy(Mode::kStrict).limits.file_size_bytes, largest);
 }
 
 TEST(SandboxPolicy, EnvironmentAllowListTakesNamesAndPrefixes) {

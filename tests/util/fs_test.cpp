@@ -25,6 +25,15 @@ TEST(Fs, AtomicWriteThenRead) {
   EXPECT_EQ(entries, 1);
 }
 
+// A cache that cannot take an entry (read-only in a sandbox, or a file in the way) is no error.
+TEST(Fs, ACacheEntryIsWrittenWhereItCanBeAndSkippedElsewhere) {
+  TempDir dir("ptxbench-cache-test-");
+  EXPECT_TRUE(write_cache_file(dir.path() / "a" / "entry.json", "{}\n"));
+  EXPECT_EQ(read_file(dir.path() / "a" / "entry.json").value(), "{}\n");
+  write_file_atomic(dir.path() / "plain", "x");
+  EXPECT_FALSE(write_cache_file(dir.path() / "plain" / "entry.json", "{}\n"));
+}
+
 TEST(Fs, ReadMissingFileIsAnError) {
   auto text = read_file("/nonexistent/ptxbench/file");
   ASSERT_FALSE(text);

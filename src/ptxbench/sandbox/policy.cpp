@@ -50,6 +50,9 @@ Policy worker_policy(Mode mode) {
                 .read_only_paths = toolkit_paths(),
                 .environment_allow = cuda_environment(),
                 .gpu_devices = true};
+  // Each output goes whole into the exchange folder: the largest of the suite is 1.5 GiB (O of
+  // mha_fwd_lse_d256 at S=16384), so files up to 4 GiB; the scratch /tmp stays capped.
+  policy.limits.file_size_bytes = 4ull << 30;
   return policy;
 }
 

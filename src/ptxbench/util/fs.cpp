@@ -89,6 +89,15 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
                  path.string() + ": " + std::strerror(errno));
 }
 
+bool write_cache_file(const std::filesystem::path& path, std::string_view content) noexcept {
+  try {
+    write_file_atomic(path, content);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 int remove_stale_temp_dirs(const std::filesystem::path& dir, std::string_view prefix) {
   int removed = 0;
   std::error_code error;

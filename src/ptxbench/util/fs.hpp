@@ -24,6 +24,10 @@ Expected<std::string> read_file(const std::filesystem::path& path,
 // Readers of the path see either the old content or the new, never a partial file.
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
 
+// A cache entry: written like write_file_atomic when the folder can take it, else left unwritten
+// (a read-only or missing cache only costs the work it would have saved). False when not written.
+bool write_cache_file(const std::filesystem::path& path, std::string_view content) noexcept;
+
 // Owns a fresh directory <tmp>/<prefix><pid>-XXXXXX; removes it recursively on destruction
 // unless released with keep(). The pid in the name marks the owner: the first TempDir of a
 // process removes those of owners that died without cleaning up (killed with SIGKILL).

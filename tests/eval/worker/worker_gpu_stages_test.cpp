@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 
 #include "ptxbench/util/fs.hpp"
@@ -115,9 +116,10 @@ class RecordingRunner final : public util::ProcessRunner {
   util::SystemProcessRunner system_;
 };
 
-// In a sandbox a process sees only the folders it is given: the trusted judge writes the
-// baseline cache, the candidate only its exchange folder.
-TEST_F(WorkerGpuStagesTest, OnlyTheJudgeMayWriteTheBaselineCache) {
+// In a sandbox a process sees only the folders it is given: every worker reads the baseline
+// cache (the library's algorithm choice; backward derives its inputs with cuDNN), only the
+// trusted judge writes it, and a candidate writes only its exchange folder.
+TEST_F(WorkerGpuStagesTest, EveryWorkerReadsTheBaselineCacheAndOnlyTheJudgeWritesIt) {
   auto recorder = std::make_shared<RecordingRunner>();
   const auto cache = exchange_.path() / "judge-cache";
   WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
@@ -132,26 +134,32 @@ TEST_F(WorkerGpuStagesTest, OnlyTheJudgeMayWriteTheBaselineCache) {
   ASSERT_EQ(e.verdict, Verdict::kPassed) << e.message;
   auto mode_of = [](const util::ProcessSpec& spec) {
     for (const auto& arg : spec.argv) {
-      if (arg == "judge" || arg == "candidate") return arg;
+      if (arg == "judge" || arg == "candidate" || arg == "time") return arg;
     }
     return std::string();
   };
-  int judges = 0, candidates = 0;
+  auto holds = [&](const std::vector<std::filesystem::path>& paths) {
+    return std::find(paths.begin(), paths.end(), cache) != paths.end();
+  };
+  EXPECT_TRUE(std::filesystem::is_directory(cache));  // made first: a sandbox binds only folders
+  std::map<std::string, int> calls;
   for (const auto& spec : recorder->calls) {
-    const auto& paths = spec.write_paths;
-    const bool writes_cache = std::find(paths.begin(), paths.end(), cache) != paths.end();
-    if (mode_of(spec) == "judge") {
-      ++judges;
-      EXPECT_TRUE(writes_cache);
-      EXPECT_TRUE(std::filesystem::is_directory(cache));
-    } else if (mode_of(spec) == "candidate") {
-      ++candidates;
-      EXPECT_FALSE(writes_cache);
-      EXPECT_EQ(paths.size(), 1u);
+    const std::string mode = mode_of(spec);
+    if (mode.empty()) continue;
+    ++calls[mode];
+    if (mode == "judge") {
+      EXPECT_TRUE(holds(spec.write_paths));
+    } else {
+      EXPECT_FALSE(holds(spec.write_paths)) << mode;
+      EXPECT_TRUE(holds(spec.read_paths)) << mode;
+    }
+    if (mode == "candidate") {
+      EXPECT_EQ(spec.write_paths.size(), 1u);  // its exchange folder
     }
   }
-  EXPECT_GE(judges, 1);
-  EXPECT_GE(candidates, 1);
+  EXPECT_GE(calls["judge"], 1);
+  EXPECT_GE(calls["candidate"], 1);
+  EXPECT_GE(calls["time"], 1);
 }
 
 struct Expectation {

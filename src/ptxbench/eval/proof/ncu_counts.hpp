@@ -46,6 +46,8 @@ struct NcuRequest {
   std::vector<std::string> program_argv;  // the untrusted worker run the sanitizer uses
   std::optional<std::string> program_stdin;
   std::vector<std::pair<std::string, std::string>> env;
+  std::vector<std::filesystem::path>
+      read_paths;  // folders the program reads (a sandbox binds them)
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};
 };
 // A bare name is looked up in PATH, then in $CUDA_HOME/bin and /usr/local/cuda/bin (ncu is often

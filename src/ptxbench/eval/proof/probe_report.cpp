@@ -14,6 +14,7 @@ ProbeReport run_probe(util::ProcessRunner& runner, const ProbeInvocation& invoca
   spec.stdin_text = worker::to_json(job).dump();
   spec.timeout = invocation.timeout;
   spec.env = invocation.env;
+  spec.read_paths = invocation.read_paths;
   spec.output_cap_bytes = 64u << 20;  // a record per executed pc: a few MB for a large kernel
   const util::ProcessResult result = runner.run(spec);
 

@@ -19,6 +19,7 @@ struct ProbeInvocation {
   std::filesystem::path cubin;
   std::chrono::milliseconds timeout{std::chrono::seconds(120)};
   std::vector<std::pair<std::string, std::string>> env;
+  std::vector<std::filesystem::path> read_paths;  // folders it reads (a sandbox binds them)
 };
 
 // One probe process. Whatever goes wrong comes back as a report with `error`.

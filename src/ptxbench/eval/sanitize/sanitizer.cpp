@@ -235,6 +235,7 @@ SanitizerReport run_sanitizer(util::ProcessRunner& runner, const SanitizerReques
     spec.argv = tool_arguments(tool, resolved, features);
     spec.stdin_text = resolved.program_stdin;
     spec.env = resolved.env;
+    spec.read_paths = resolved.read_paths;
     spec.timeout =
         tool == SanitizerTool::kMemcheck ? resolved.memcheck_timeout : resolved.racecheck_timeout;
     spec.output_cap_bytes = 1u << 20;

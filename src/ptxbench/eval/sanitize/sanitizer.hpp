@@ -61,6 +61,8 @@ struct SanitizerRequest {
   std::vector<std::string> program_argv;
   std::optional<std::string> program_stdin;  // the worker's job, when it reads one
   std::vector<std::pair<std::string, std::string>> env;
+  std::vector<std::filesystem::path>
+      read_paths;  // folders the program reads (a sandbox binds them)
   std::vector<SanitizerTool> tools = {SanitizerTool::kMemcheck, SanitizerTool::kRacecheck};
   // Correct candidates took 2-30 s under both tools on the H200 (docs/gpu-results); a hang costs
   // the memcheck deadline plus the correctness stage's call deadline.

@@ -93,6 +93,7 @@ WorkerOutcome call_worker(util::ProcessRunner& runner, const std::filesystem::pa
                          .timeout = call.timeout,
                          .output_cap_bytes = 1u << 20,
                          .env = call.env,
+                         .read_paths = call.read_paths,
                          .write_paths = call.write_paths};
   return judge_worker_process(runner.run(spec), call);
 }

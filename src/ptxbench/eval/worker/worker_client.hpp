@@ -26,6 +26,8 @@ struct WorkerCall {
   // Folders the worker writes besides its scratch (the exchange folder of a correctness chunk):
   // a sandboxing runner binds them in (util::ProcessSpec::write_paths).
   std::vector<std::filesystem::path> write_paths;
+  // Folders it only reads (the baseline cache, for a worker that runs candidate code).
+  std::vector<std::filesystem::path> read_paths;
 };
 
 struct WorkerOutcome {

@@ -73,11 +73,19 @@ struct WorkerGpuStages::Run {
 
   WorkerCall call(std::string mode, std::optional<std::string> stdin_text,
                   std::chrono::milliseconds timeout, Trust trust) const {
-    return WorkerCall{.mode = std::move(mode),
-                      .jobs_text = std::move(stdin_text),
-                      .timeout = timeout,
-                      .trust = trust,
-                      .env = self.options_.worker_env};
+    WorkerCall made{.mode = std::move(mode),
+                    .jobs_text = std::move(stdin_text),
+                    .timeout = timeout,
+                    .trust = trust,
+                    .env = self.options_.worker_env};
+    // Every worker reads the baseline algorithm cache (a sandbox shows it no other folder of the
+    // host); only a trusted one, which runs no candidate code, may write it: a candidate must not
+    // choose the library's algorithm for the next candidate.
+    if (self.cache_ready_) {
+      (trust == Trust::kTrusted ? made.write_paths : made.read_paths)
+          .push_back(self.options_.cache_dir);
+    }
+    return made;
   }
 
   void fail(Stage stage, Verdict verdict, const std::string& message) {
@@ -102,6 +110,7 @@ struct WorkerGpuStages::Run {
   struct SmallRun {
     std::vector<std::string> argv;
     std::string stdin_text;
+    std::vector<std::filesystem::path> read_paths;  // the baseline cache (derived inputs)
   };
   SmallRun single_candidate_run(const task::Workload& workload) const {
     WorkerJob job = self.configure(make_job(task, workload), candidate);
@@ -111,8 +120,10 @@ struct WorkerGpuStages::Run {
     job.limits.host_memory_budget_bytes = 0;
     job.limits.call_timeout =
         std::chrono::duration_cast<std::chrono::milliseconds>(self.options_.candidate_timeout);
-    return SmallRun{.argv = {self.options_.worker.string(), "candidate"},
-                    .stdin_text = format_jobs({job})};
+    SmallRun run{.argv = {self.options_.worker.string(), "candidate"},
+                 .stdin_text = format_jobs({job})};
+    if (self.cache_ready_) run.read_paths.push_back(self.options_.cache_dir);
+    return run;
   }
 
   bool sanitize() {
@@ -128,7 +139,8 @@ struct WorkerGpuStages::Run {
     for (const auto& kernel : candidate.sass.kernels) own.push_back(kernel.name);
     SanitizerRequest request{.program_argv = std::move(small.argv),
                              .program_stdin = std::move(small.stdin_text),
-                             .env = self.options_.worker_env};
+                             .env = self.options_.worker_env,
+                             .read_paths = std::move(small.read_paths)};
     request.harness_kernel_substring = harness_kernel_substring(jobs.front().op_type, own);
     SanitizerReport report = run_sanitizer(*self.runner_, request);
     record.seconds = seconds_since(start);
@@ -183,7 +195,7 @@ struct WorkerGpuStages::Run {
       }
       WorkerCall candidate_call = call("candidate", format_jobs(chunk_jobs_list),
                                        self.options_.candidate_timeout, Trust::kUntrusted);
-      candidate_call.write_paths = {exchange.path()};
+      candidate_call.write_paths.push_back(exchange.path());
       WorkerOutcome ran = call_worker(*self.runner_, self.options_.worker, candidate_call);
       if (!ran.ok()) {
         e.stage(Stage::kCorrectness).seconds = seconds_since(start);
@@ -194,14 +206,7 @@ struct WorkerGpuStages::Run {
       for (auto& job : judge_jobs) job.request = correctness::JudgeRequest{};
       WorkerCall judge_call =
           call("judge", format_jobs(judge_jobs), self.options_.judge_timeout, Trust::kTrusted);
-      // The judge keeps the library's outputs in the baseline cache: the sandbox shows it no
-      // other folder of the host, so the cache is bound in, writable (it must exist first).
-      judge_call.write_paths = {exchange.path()};
-      if (!self.options_.cache_dir.empty()) {
-        std::error_code made;
-        std::filesystem::create_directories(self.options_.cache_dir, made);
-        if (!made) judge_call.write_paths.push_back(self.options_.cache_dir);
-      }
+      judge_call.write_paths.push_back(exchange.path());
       WorkerOutcome judged = call_worker(*self.runner_, self.options_.worker, judge_call);
       if (!judged.ok()) {
         e.stage(Stage::kCorrectness).seconds = seconds_since(start);
@@ -254,6 +259,7 @@ struct WorkerGpuStages::Run {
                                .cubin = candidate.cubin,
                                .timeout = self.options_.probe_timeout,
                                .env = self.options_.worker_env};
+    if (self.cache_ready_) invocation.read_paths.push_back(self.options_.cache_dir);
     auto requested_it = task.requested.find(e.arch);
     std::vector<std::string> requested =
         requested_it == task.requested.end() ? std::vector<std::string>{} : requested_it->second;
@@ -268,6 +274,7 @@ struct WorkerGpuStages::Run {
                        .program_argv = std::move(small.argv),
                        .program_stdin = std::move(small.stdin_text),
                        .env = self.options_.worker_env,
+                       .read_paths = std::move(small.read_paths),
                        .timeout = self.options_.ncu_timeout};
         fill_inconclusive_with_ncu(*self.runner_, ncu, candidate.sass, arch, kernels);
       }
@@ -386,6 +393,10 @@ WorkerGpuStages::WorkerGpuStages(WorkerGpuStagesOptions options,
                                  std::shared_ptr<util::ProcessRunner> runner)
     : options_(std::move(options)), runner_(std::move(runner)) {
   if (options_.cache_dir.empty()) options_.cache_dir = default_baseline_cache_dir();
+  // Made here, by the judging process: a sandbox binds only folders that exist.
+  std::error_code made;
+  std::filesystem::create_directories(options_.cache_dir, made);
+  cache_ready_ = !made;
 }
 
 bool WorkerGpuStages::available(arch::Arch arch, std::string& why) {

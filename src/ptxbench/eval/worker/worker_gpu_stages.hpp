@@ -76,6 +76,7 @@ class WorkerGpuStages final : public GpuStages {
   WorkerJob configure(WorkerJob job, const CompiledCandidate& candidate) const;
 
   WorkerGpuStagesOptions options_;
+  bool cache_ready_ = false;  // the baseline cache folder exists (made by the constructor)
   std::shared_ptr<util::ProcessRunner> runner_;
   std::optional<WorkerOutcome> info_;    // `worker info`, asked once
   std::optional<InfoReply> info_reply_;  // its reply, once read

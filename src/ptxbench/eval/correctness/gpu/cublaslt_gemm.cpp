@@ -148,14 +148,12 @@ class CublasLtGemm final : public Baseline {
     }
     search(stream);
     if (!cache_file.empty()) {
-      std::error_code ignored;
-      std::filesystem::create_directories(cache_dir, ignored);
       nlohmann::json j{{"key", key},
                        {"algo", algo_hex(algo_)},
                        {"ms", best_ms_},
                        {"rank", best_rank_},
                        {"tried", tried_}};
-      util::write_file_atomic(cache_file, j.dump(2) + "\n");
+      util::write_cache_file(cache_file, j.dump(2) + "\n");
     }
   }
 

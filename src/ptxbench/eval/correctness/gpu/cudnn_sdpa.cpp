@@ -148,10 +148,8 @@ class SdpaPlan {
     if (!cache_file.empty() && use_cached(cache_file, key)) return;
     search(scratch, stream);
     if (!cache_file.empty()) {
-      std::error_code ignored;
-      std::filesystem::create_directories(cache_dir, ignored);
       nlohmann::json j{{"key", key}, {"plan", plan_name_}, {"ms", best_ms_}, {"tried", tried_}};
-      util::write_file_atomic(cache_file, j.dump(2) + "\n");
+      util::write_cache_file(cache_file, j.dump(2) + "\n");
     }
   }
 
