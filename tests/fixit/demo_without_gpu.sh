@@ -11,14 +11,20 @@ grep -q "unverified" "$out.log" || { echo "the demo does not say which rows are 
 python3 - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
+# The broken controls the demo replayed (run.json declares each with its expected verdict).
+solutions = json.load(open(f"{out}/source-run/run.json"))["config"]["solutions"]
+controls = [s["id"] for s in solutions if s["id"].startswith("broken__")]
+assert controls, "the demo run declares no broken control"
+n = len(controls)
 mined = [json.loads(l) for l in open(f"{out}/mined.jsonl")]
-assert len(mined) == 6, f"{len(mined)} mined rows, expected the 6 broken controls"
+assert len(mined) == n, f"{len(mined)} mined rows, expected the {n} broken controls"
+assert sorted(m["source"]["trajectory"] for m in mined) == sorted(controls)
 verified = [json.loads(l) for l in open(f"{out}/verified.jsonl")]
-assert [v["status"] for v in verified] == ["unverified"] * 6, [v["status"] for v in verified]
+assert [v["status"] for v in verified] == ["unverified"] * n, [v["status"] for v in verified]
 explained = [json.loads(l) for l in open(f"{out}/explained.jsonl")]
 assert all(e["reasoning"] for e in explained), [e["rejections"] for e in explained]
 rows = [json.loads(l) for l in open(f"{out}/export/demo/fixit.jsonl")]
-assert len(rows) == 6 and not any(r["verified"] for r in rows)
+assert len(rows) == n and not any(r["verified"] for r in rows)
 assert all(r["provenance"]["trajectory"].startswith("broken__") for r in rows)
 card = open(f"{out}/export/demo/README.md").read()
 assert "No row was verified on a GPU." in card
