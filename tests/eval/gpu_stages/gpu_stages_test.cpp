@@ -293,7 +293,11 @@ TEST_F(GpuStagesTest, SanitizerCatchesTheOutOfBoundsWrite) {
   WorkerGpuStages with_sanitizer(options(true), std::make_shared<util::SystemProcessRunner>());
   Evaluation e;
   e.arch = arch::Arch::kHopper;
-  with_sanitizer.run(gemm_task(), candidate("gemm_fault"), e);
+  // Its own kernels, as the pipeline's static SASS names them: an error in a kernel the candidate
+  // did not build is library use (FORBIDDEN), so without them the write is not the candidate's.
+  CompiledCandidate fault = candidate("gemm_fault");
+  fault.sass.kernels.push_back({.name = "_ZN12_GLOBAL__N_114write_far_awayEP13__nv_bfloat16"});
+  with_sanitizer.run(gemm_task(), fault, e);
   EXPECT_EQ(e.verdict, Verdict::kSanitizerError) << e.message;
   Evaluation clean;
   clean.arch = arch::Arch::kHopper;
