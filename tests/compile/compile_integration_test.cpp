@@ -60,10 +60,8 @@ TEST_F(RealNvcc, CublasCandidateCompilesButItsImportsAreRefused) {
 TEST_F(RealNvcc, ResolvedIncludesSeeThroughMacros) {
   ASSERT_TRUE(output("calls_cublas").succeeded);
   ASSERT_TRUE(output("ampere_mma_sync").succeeded);
-  util::SystemProcessRunner runner;
-  const CompileOptions options{.nvcc = find_nvcc().value()};
   const auto work = output("calls_cublas").shared_object.parent_path();
-  auto includes = resolved_includes(runner, options, arch::Arch::kHopper, work);
+  auto includes = resolved_includes(work);
   ASSERT_TRUE(includes.has_value()) << includes.error().message;
   EXPECT_THAT(*includes, ::testing::Contains(::testing::EndsWith("/cublas_v2.h")));
   auto refused = check_resolved_includes(*includes);
@@ -71,7 +69,7 @@ TEST_F(RealNvcc, ResolvedIncludesSeeThroughMacros) {
   EXPECT_THAT(*refused, HasSubstr("cublas_v2.h (cuBLAS)"));
 
   const auto plain = output("ampere_mma_sync").shared_object.parent_path();
-  auto plain_includes = resolved_includes(runner, options, arch::Arch::kHopper, plain);
+  auto plain_includes = resolved_includes(plain);
   ASSERT_TRUE(plain_includes.has_value()) << plain_includes.error().message;
   EXPECT_THAT(*plain_includes, ::testing::Contains(::testing::EndsWith("/cuda_runtime.h")));
   EXPECT_EQ(check_resolved_includes(*plain_includes), std::nullopt);

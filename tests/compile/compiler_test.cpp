@@ -68,6 +68,11 @@ TEST(CompileCandidate, WritesTheSourceAndRunsInTheWorkDir) {
   EXPECT_EQ(runner.specs[0].working_dir, dir.path());
   EXPECT_EQ(runner.specs[0].timeout, std::chrono::seconds(42));
   EXPECT_EQ(runner.specs[0].argv, out.command);
+  // The include lint's dependency rule comes from this same run: no second preprocessor pass.
+  const std::vector<std::string> dependency_rule{"-MD", "-MF", "candidate.d", "-o"};
+  EXPECT_NE(std::search(out.command.begin(), out.command.end(), dependency_rule.begin(),
+                        dependency_rule.end()),
+            out.command.end());
   EXPECT_EQ(out.shared_object, dir.path() / "candidate.so");
   ASSERT_EQ(out.kernels.size(), 1u);
   EXPECT_EQ(out.kernels[0].registers, 32);

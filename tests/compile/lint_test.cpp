@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "ptxbench/util/fs.hpp"
+
 namespace ptxbench::compile {
 namespace {
 using ::testing::HasSubstr;
@@ -93,6 +95,21 @@ INSTANTIATE_TEST_SUITE_P(
         ImportCase{"nvrtcCompileProgram", "run-time compilation"},
         ImportCase{"execvp", "runs other programs"}, ImportCase{"system", "runs other programs"},
         ImportCase{"_ZN2at6matmulERKNS_6TensorES2_", "PyTorch"}));
+
+// The include lint reads the rule the compile wrote (-MD -MF candidate.d), not a second
+// preprocessor run; without that file it is an error, never an empty (clean) list.
+TEST(LintResolvedIncludes, ReadsTheCompilesDependencyRule) {
+  util::TempDir dir;
+  auto missing = resolved_includes(dir.path());
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_THAT(missing.error().message, HasSubstr("candidate.d"));
+  util::write_file_atomic(dir.path() / std::string(kDependencyFileName),
+                          "candidate.so : candidate.cu \\\n  /usr/include/stdio.h \\\n"
+                          "  /opt/my\\ libs/cublas_v2.h\n");
+  auto paths = resolved_includes(dir.path());
+  ASSERT_TRUE(paths.has_value()) << paths.error().message;
+  EXPECT_THAT(*paths, ::testing::ElementsAre("/usr/include/stdio.h", "/opt/my libs/cublas_v2.h"));
+}
 
 TEST(LintImports, RefusesLibrariesOutsideTheAllowlist) {
   auto refused = check_imports(ElfImports{.needed = {"libtvm_ffi.so", "libcublas.so.13"}});

@@ -51,9 +51,6 @@ class FakeToolchain final : public util::ProcessRunner {
     const auto tool = std::filesystem::path(spec.argv.front()).filename().string();
     const bool version = spec.argv.size() == 2 && spec.argv[1] == "--version";
     if (version) return ok("Cuda compilation tools, release 13.0, V13.0.88\n");
-    const bool dependencies =
-        std::find(spec.argv.begin(), spec.argv.end(), "-M") != spec.argv.end();
-    if (tool == "nvcc" && dependencies) return ok("candidate.o : candidate.cu\n");  // lint's -M
     if (tool == "nvcc") return compile(spec);
     if (tool == "cuobjdump") {
       util::write_file_atomic(spec.working_dir / "candidate.sm_90a.cubin", "cubin");
@@ -84,6 +81,9 @@ class FakeToolchain final : public util::ProcessRunner {
     }
     util::write_file_atomic(spec.working_dir / "candidate.so",
                             testing::make_shared_object(needed, symbols));
+    // -MD -MF candidate.d: the rule the include lint reads.
+    if (std::find(spec.argv.begin(), spec.argv.end(), "-MD") != spec.argv.end())
+      util::write_file_atomic(spec.working_dir / "candidate.d", "candidate.so : candidate.cu\n");
     return util::ProcessResult{
         .started = true,
         .exit_code = 0,

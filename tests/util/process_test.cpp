@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
+#include <memory>
+#include <thread>
 
 namespace ptxbench::util {
 namespace {
@@ -49,6 +52,28 @@ TEST(ProcessRunner, KillsTheWholeGroupOnDeadline) {
   EXPECT_TRUE(r.timed_out);
   EXPECT_FALSE(r.succeeded());
   EXPECT_LT(elapsed, 5s);
+}
+
+// A caller that no longer needs a process (the evaluator, once the same code timed out beside
+// it) stops it: the group dies within about a second, and the result says it was stopped.
+TEST(ProcessRunner, StopEndsTheGroupAndSaysSo) {
+  auto stop = std::make_shared<std::atomic<bool>>(false);
+  ProcessSpec spec;
+  spec.timeout = 60s;
+  spec.stop = stop;
+  std::thread stopper([stop] {
+    std::this_thread::sleep_for(300ms);
+    stop->store(true);
+  });
+  auto start = std::chrono::steady_clock::now();
+  auto r = run_sh("sleep 30 & sleep 30", spec);
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  stopper.join();
+  EXPECT_TRUE(r.stopped);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_FALSE(r.succeeded());
+  EXPECT_LT(elapsed, 5s);
+  EXPECT_NE(r.describe_end().find("stopped after"), std::string::npos) << r.describe_end();
 }
 
 TEST(ProcessRunner, ReportsSignals) {

@@ -79,6 +79,8 @@ CompileOutput compile_candidate(util::ProcessRunner& runner, const CompileOption
   std::filesystem::create_directories(work_dir);
   util::write_file_atomic(work_dir / kSourceFileName, code);
   out.command = nvcc_command(options.nvcc, arch, kSourceFileName, kObjectFileName);
+  // The dependency rule comes out of the same preprocessing pass as the object.
+  out.command.insert(out.command.end() - 3, {"-MD", "-MF", std::string(kDependencyFileName)});
   util::ProcessSpec spec{.argv = out.command,
                          .timeout = options.timeout,
                          .working_dir = work_dir,
@@ -87,6 +89,7 @@ CompileOutput compile_candidate(util::ProcessRunner& runner, const CompileOption
   spec.output_cap_bytes = 4u << 20;
   std::error_code ignored;
   std::filesystem::remove(work_dir / kObjectFileName, ignored);  // never inspect a stale object
+  std::filesystem::remove(work_dir / kDependencyFileName, ignored);
   const auto start = std::chrono::steady_clock::now();
   const auto result = (options.sandbox ? *options.sandbox : runner).run(spec);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -18,6 +18,9 @@ namespace ptxbench::compile {
 
 inline constexpr std::string_view kSourceFileName = "candidate.cu";
 inline constexpr std::string_view kObjectFileName = "candidate.so";
+// The Makefile rule of the headers the preprocessor opened, written by the compile itself
+// (-MD -MF): the include lint reads it instead of running the preprocessor a second time.
+inline constexpr std::string_view kDependencyFileName = "candidate.d";
 
 struct CompileOptions {
   std::filesystem::path nvcc;  // from find_nvcc()
@@ -51,8 +54,9 @@ std::string nvcc_version(util::ProcessRunner& runner, const std::filesystem::pat
 std::vector<std::string> nvcc_command(const std::filesystem::path& nvcc, arch::Arch arch,
                                       std::string_view source, std::string_view output);
 
-// Writes `code` to work_dir/candidate.cu and compiles it there into candidate.so. The log keeps
-// no path or source line of files outside work_dir (scrub_compiler_log).
+// Writes `code` to work_dir/candidate.cu and compiles it there into candidate.so (nvcc_command
+// plus -MD -MF candidate.d). The log keeps no path or source line of files outside work_dir
+// (scrub_compiler_log).
 CompileOutput compile_candidate(util::ProcessRunner& runner, const CompileOptions& options,
                                 arch::Arch arch, std::string_view code,
                                 const std::filesystem::path& work_dir);

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "ptxbench/util/fs.hpp"
+
 namespace ptxbench::compile {
 namespace {
 
@@ -143,22 +145,14 @@ std::optional<std::string> check_source_includes(std::string_view source) {
   return fmt::format("library use is not allowed: {}", fmt::join(findings, "; "));
 }
 
-util::Expected<std::vector<std::string>> resolved_includes(util::ProcessRunner& runner,
-                                                           const CompileOptions& options,
-                                                           arch::Arch arch,
-                                                           const std::filesystem::path& work_dir) {
-  // The same flags, so the same headers resolve; without -o the rule goes to stdout.
-  auto argv = nvcc_command(options.nvcc, arch, kSourceFileName, "");
-  const auto output = std::find(argv.begin(), argv.end(), "-o");
-  if (output != argv.end()) argv.erase(output, output + 2);
-  argv.insert(argv.end() - 1, "-M");
-  util::ProcessSpec spec{
-      .argv = std::move(argv), .timeout = options.timeout, .working_dir = work_dir};
-  const auto result = runner.run(spec);
-  if (!result.succeeded() || result.stdout_truncated) {
-    return util::make_error(fmt::format("nvcc -M (resolving includes): {}", result.describe_end()));
+util::Expected<std::vector<std::string>> resolved_includes(const std::filesystem::path& work_dir) {
+  const auto rule_file = work_dir / kDependencyFileName;
+  auto rule = util::read_file(rule_file);
+  if (!rule) {
+    return util::make_error(fmt::format("the compile wrote no dependency rule ({}): {}",
+                                        kDependencyFileName, rule.error().message));
   }
-  auto paths = parse_dependency_rule(result.stdout_text);
+  auto paths = parse_dependency_rule(*rule);
   std::erase(paths, std::string(kSourceFileName));
   return paths;
 }

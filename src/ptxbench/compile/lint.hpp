@@ -1,6 +1,6 @@
 // Stage 2: library use is refused. The authority is what the built shared object links
 // (DT_NEEDED) and imports (undefined dynamic symbols) and which headers the preprocessor really
-// opened (nvcc -M with the compile's own flags: `#define H <cublas_v2.h>` / `#include H` is seen,
+// opened (the compile's own -MD rule: `#define H <cublas_v2.h>` / `#include H` is seen,
 // and header-only libraries such as CUTLASS leave no import); a source pre-check of #include
 // lines only gives a clearer message earlier.
 #pragma once
@@ -17,12 +17,10 @@ namespace ptxbench::compile {
 // Why the source is refused ("includes <cublas_v2.h> (cuBLAS)"), or nullopt.
 std::optional<std::string> check_source_includes(std::string_view source);
 
-// The files the preprocessor opened for work_dir/candidate.cu with the fixed compile flags, from
-// `nvcc -M` (a Makefile rule; the source itself is not listed). An error when nvcc fails.
-util::Expected<std::vector<std::string>> resolved_includes(util::ProcessRunner& runner,
-                                                           const CompileOptions& options,
-                                                           arch::Arch arch,
-                                                           const std::filesystem::path& work_dir);
+// The files the preprocessor opened for work_dir/candidate.cu, from the dependency rule the
+// compile wrote (compile_candidate: -MD -MF candidate.d; the source itself is not listed). An
+// error when the compile wrote none.
+util::Expected<std::vector<std::string>> resolved_includes(const std::filesystem::path& work_dir);
 // The paths of a Makefile dependency rule ("out.o : a.cu b.h", lines continued with a
 // backslash), spaces inside paths escaped with a backslash.
 std::vector<std::string> parse_dependency_rule(std::string_view rule);

@@ -149,6 +149,8 @@ std::optional<std::filesystem::path> find_in_path(const std::string& name) {
 std::string ProcessResult::describe_end() const {
   if (!started) return "could not start: " + spawn_error;
   if (timed_out) return fmt::format("timed out after {:.1f} s", wall.count() / 1000.0);
+  if (stopped)
+    return fmt::format("stopped after {:.1f} s (no longer needed)", wall.count() / 1000.0);
   if (term_signal != 0)
     return fmt::format("killed by signal {} ({})", term_signal, ::strsignal(term_signal));
   return fmt::format("exit {}", exit_code);
@@ -253,6 +255,10 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
       result.timed_out = true;
       break;
     }
+    if (spec.stop && spec.stop->load()) {
+      result.stopped = true;
+      break;
+    }
     pollfd fds[3];
     nfds_t n = 0;
     int out_i = -1, err_i = -1, in_i = -1;
@@ -289,7 +295,7 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   // Reap: on deadline kill the whole group; otherwise wait (bounded by the same deadline).
   int status = 0;
   for (;;) {
-    if (result.timed_out) {
+    if (result.timed_out || result.stopped) {
       ::kill(-pid, SIGKILL);
       ::waitpid(pid, &status, 0);
       break;
@@ -300,13 +306,17 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
       result.timed_out = true;
       continue;
     }
+    if (spec.stop && spec.stop->load()) {
+      result.stopped = true;
+      continue;
+    }
     ::usleep(2000);
   }
   ::kill(-pid, SIGKILL);  // leftovers of the group (children that outlived their parent)
   unregister_child_group(pid);
   result.wall = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - start);
-  if (!result.timed_out) {
+  if (!result.timed_out && !result.stopped) {
     if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) result.term_signal = WTERMSIG(status);
   }

@@ -5,9 +5,11 @@
 // for the program and exits as it did; it kills the whole group when ptxbench dies (even by
 // SIGKILL), so no compiler keeps running after a killed run.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -35,6 +37,9 @@ struct ProcessSpec {
   // (sandbox/) makes only these visible, read-only or writable.
   std::vector<std::filesystem::path> read_paths;
   std::vector<std::filesystem::path> write_paths;
+  // Set to true by the caller when the process is no longer wanted: its group is killed within a
+  // second, as at the deadline, and the result says `stopped`.
+  std::shared_ptr<const std::atomic<bool>> stop;
 };
 
 struct ProcessResult {
@@ -43,13 +48,16 @@ struct ProcessResult {
   int exit_code = -1;      // valid when exited normally
   int term_signal = 0;     // non-zero when killed by a signal
   bool timed_out = false;  // killed by us at the deadline
+  bool stopped = false;    // killed by us because spec.stop was set
   bool stdout_truncated = false;
   bool stderr_truncated = false;
   std::string stdout_text;
   std::string stderr_text;
   std::chrono::milliseconds wall{0};
 
-  bool succeeded() const { return started && !timed_out && term_signal == 0 && exit_code == 0; }
+  bool succeeded() const {
+    return started && !timed_out && !stopped && term_signal == 0 && exit_code == 0;
+  }
   // One line saying how the process ended, e.g. "exit 2", "killed by SIGSEGV", "timed out after 30
   // s".
   std::string describe_end() const;

@@ -14,6 +14,7 @@ namespace ptxbench::eval::correctness {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 float to_bf16(float x) {
   return worker::bfloat16_to_float(worker::float_to_bfloat16(x));
@@ -108,16 +109,57 @@ TEST(AccuracyRule, NearTiesSplitBetweenCandidateAndLibraryPass) {
   EXPECT_EQ(f.first_lost_index, 500);
 }
 
-TEST(AccuracyRule, NearTiesAllLostByTheCandidateFail) {
+TEST(AccuracyRule, NearTiesAllLostByTheCandidateFailOnTheirMaximum) {
   Arrays a = rounded_like_bf16(50000, 6);
   a.candidate = a.library;
   for (std::size_t i : {500u, 7000u, 40000u}) a.candidate[i] = a.reference[i] - 0.5f;
   AccuracyFigures f = judge(a);
   EXPECT_FALSE(f.passed);
   EXPECT_EQ(f.candidate_duels_lost, 3);
-  EXPECT_EQ(f.allowed_duels_lost, 0);
-  EXPECT_THAT(accuracy_failure(f), HasSubstr("3 elements less accurate than the library's"));
+  EXPECT_EQ(f.allowed_duels_lost, 9);  // 3 of 3 lost is chance; the maximum error is not
   EXPECT_THAT(accuracy_failure(f), HasSubstr("max abs error"));
+  EXPECT_THAT(accuracy_failure(f), Not(HasSubstr("less accurate than the library's")));
+}
+
+TEST(AccuracyRule, DuelAllowanceIsKTimesTheLibrarysOrWhatChanceExplains) {
+  EXPECT_EQ(duels_lost_allowance(0), 9);   // 10 of 10 has a chance of 2^-10 < 1e-3
+  EXPECT_EQ(duels_lost_allowance(1), 12);  // 13 of 14: 15 / 2^14 < 1e-3
+  EXPECT_EQ(duels_lost_allowance(1000), 2000);
+  EXPECT_EQ(duels_lost_allowance(3000000), 6000000);  // the normal approximation's range
+  for (std::int64_t lost = 0; lost < 200; ++lost) {
+    EXPECT_GE(duels_lost_allowance(lost), 2 * lost);
+    EXPECT_GE(duels_lost_allowance(lost + 1), duels_lost_allowance(lost)) << lost;
+  }
+}
+
+// Two ill-conditioned workloads (spiky attention scores) as the H200 judged them: at one near-tie
+// both are off by the same amount, elsewhere the candidate is off once where the library happens
+// to be exact, and the library never loses. One lost duel of 50,000 is chance, not a less
+// accurate kernel (the maximum and mean errors are the library's); a dozen is not chance.
+Arrays one_sided_near_ties(std::size_t lost_by_candidate) {
+  Arrays a = rounded_like_bf16(50000, 8);
+  a.library[123] = a.reference[123] + 0.5f;
+  a.candidate = a.library;
+  for (std::size_t i = 0; i < lost_by_candidate; ++i) {
+    const std::size_t at = 1000 + 3000 * i;
+    a.library[at] = a.reference[at];
+    a.candidate[at] = a.reference[at] + 0.3f;
+  }
+  return a;
+}
+
+TEST(AccuracyRule, OneDuelLostWhereTheLibraryLostNoneIsChance) {
+  AccuracyFigures f = judge(one_sided_near_ties(1));
+  EXPECT_EQ(f.candidate_duels_lost, 1);
+  EXPECT_EQ(f.library_duels_lost, 0);
+  EXPECT_TRUE(f.passed) << accuracy_failure(f);
+}
+
+TEST(AccuracyRule, ADozenDuelsLostWhereTheLibraryLostNoneFail) {
+  AccuracyFigures f = judge(one_sided_near_ties(12));
+  EXPECT_EQ(f.candidate_duels_lost, 12);
+  EXPECT_FALSE(f.passed);
+  EXPECT_EQ(accuracy_failure(f), "12 elements less accurate than the library's (allowed 9)");
 }
 
 TEST(AccuracyRule, LogBaseTwoInsteadOfNaturalFails) {

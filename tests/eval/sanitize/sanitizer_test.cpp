@@ -90,6 +90,15 @@ TEST(SanitizerJudge, Outcomes) {
   EXPECT_EQ(judge_sanitizer_run(timed_out, dirty), SanitizerOutcome::kTimedOut);
   util::ProcessResult not_started;
   EXPECT_EQ(judge_sanitizer_run(not_started, none), SanitizerOutcome::kToolFailed);
+  auto stopped = exited(-1, "");
+  stopped.stopped = true;
+  EXPECT_EQ(judge_sanitizer_run(stopped, none), SanitizerOutcome::kStopped);
+  SanitizerReport report{.runs = {{.tool = SanitizerTool::kMemcheck,
+                                   .outcome = SanitizerOutcome::kStopped,
+                                   .ending = "stopped after 2.0 s (no longer needed)"}}};
+  EXPECT_FALSE(report.found_errors());
+  ASSERT_EQ(report.not_checked().size(), 1u);  // inconclusive: "not checked", never "passed"
+  EXPECT_NE(report.not_checked()[0].find("memcheck (stopped"), std::string::npos);
 }
 
 SanitizerRequest request() {

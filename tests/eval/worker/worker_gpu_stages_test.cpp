@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include "ptxbench/util/fs.hpp"
 
@@ -107,12 +110,16 @@ TEST_F(WorkerGpuStagesTest, CorrectCandidatePassesWithTiming) {
 class RecordingRunner final : public util::ProcessRunner {
  public:
   util::ProcessResult run(const util::ProcessSpec& spec) override {
-    calls.push_back(spec);
+    {
+      std::lock_guard lock(mutex_);  // the stages call from several threads
+      calls.push_back(spec);
+    }
     return system_.run(spec);
   }
   std::vector<util::ProcessSpec> calls;
 
  private:
+  std::mutex mutex_;
   util::SystemProcessRunner system_;
 };
 
@@ -230,7 +237,9 @@ namespace {
 // mode): with ncu absent nothing measures it, with ncu counting zero it was not executed.
 class WorkerGpuStagesProof : public WorkerGpuStagesTest {
  protected:
-  Evaluation prove_with(const std::filesystem::path& ncu) {
+  Evaluation prove_with(
+      const std::filesystem::path& ncu,
+      std::shared_ptr<util::ProcessRunner> runner = std::make_shared<util::SystemProcessRunner>()) {
     task_.requested[arch::Arch::kHopper] = {"GMMA"};
     WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
                                                   .cache_dir = exchange_.path() / "cache",
@@ -239,7 +248,7 @@ class WorkerGpuStagesProof : public WorkerGpuStagesTest {
                                                   .timing_timeout = std::chrono::seconds(3),
                                                   .sanitize = false,
                                                   .ncu = ncu},
-                           std::make_shared<util::SystemProcessRunner>());
+                           std::move(runner));
     Evaluation e;
     e.arch = arch::Arch::kHopper;
     CompiledCandidate candidate{.shared_object = "/nowhere/pass.so"};
@@ -278,6 +287,94 @@ TEST_F(WorkerGpuStagesProof, AMeasuredZeroIsNotExecuted) {
   EXPECT_NE(e.message.find("GMMA: present (1 instructions), not executed"), std::string::npos)
       << e.message;
   EXPECT_EQ(e.message.find("could not be proven"), std::string::npos) << e.message;
+}
+
+// Counts the calls that run at once; each lasts at least `kHold`, so calls that the stages start
+// together overlap whatever the machine's load.
+class OverlapRunner final : public util::ProcessRunner {
+ public:
+  static constexpr auto kHold = std::chrono::milliseconds(500);
+  util::ProcessResult run(const util::ProcessSpec& spec) override {
+    const bool timing = std::find(spec.argv.begin(), spec.argv.end(), "time") != spec.argv.end();
+    const int now = ++running;
+    int seen = most.load();
+    while (now > seen && !most.compare_exchange_weak(seen, now)) {
+    }
+    if (timing && now > 1) timing_overlapped = true;
+    std::this_thread::sleep_for(kHold);
+    auto result = system_.run(spec);
+    if (timing && running.load() > 1) timing_overlapped = true;
+    --running;
+    return result;
+  }
+  std::atomic<int> running{0};
+  std::atomic<int> most{0};
+  std::atomic<bool> timing_overlapped{false};
+
+ private:
+  util::SystemProcessRunner system_;
+};
+
+// A compute-sanitizer that takes `seconds` per tool and reports nothing (the candidate is not
+// run: the fake worker under it would prove nothing).
+std::filesystem::path fake_sanitizer(const std::filesystem::path& dir, int seconds) {
+  const auto path = dir / "compute-sanitizer";
+  {
+    std::ofstream script(path);
+    script << "#!/bin/sh\n"
+              "[ \"$1\" = --help ] && exit 0\n"
+              "sleep "
+           << seconds
+           << "\n"
+              "echo '========= ERROR SUMMARY: 0 errors'\n";
+  }
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  return path;
+}
+
+class WorkerGpuStagesOverlap : public WorkerGpuStagesTest {
+ protected:
+  Evaluation evaluate_with(const std::string& behaviour, int sanitizer_seconds,
+                           std::shared_ptr<util::ProcessRunner> runner) {
+    WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+                                                  .cache_dir = exchange_.path() / "cache",
+                                                  .exchange_root = exchange_.path(),
+                                                  .candidate_timeout = std::chrono::seconds(2),
+                                                  .timing_timeout = std::chrono::seconds(3),
+                                                  .compute_sanitizer = fake_sanitizer(
+                                                      exchange_.path(), sanitizer_seconds),
+                                                  .prove_execution = false},
+                           std::move(runner));
+    Evaluation e;
+    e.arch = arch::Arch::kHopper;
+    stages.run(task_, CompiledCandidate{.shared_object = "/nowhere/" + behaviour + ".so"}, e);
+    return e;
+  }
+};
+
+// The sanitizer runs beside the correctness check (neither is timed); timing runs alone after.
+TEST_F(WorkerGpuStagesOverlap, TheSanitizerOverlapsCorrectnessAndTimingRunsAlone) {
+  auto runner = std::make_shared<OverlapRunner>();
+  Evaluation e = evaluate_with("pass", 1, runner);
+  EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  EXPECT_EQ(e.find_stage(Stage::kSanitize)->status, StageStatus::kPassed);
+  EXPECT_EQ(e.find_stage(Stage::kCorrectness)->status, StageStatus::kPassed);
+  EXPECT_GE(runner->most.load(), 2);
+  EXPECT_FALSE(runner->timing_overlapped.load());
+}
+
+// A candidate that hangs in the correctness run is TIMEOUT at that run's deadline: the tools
+// beside it (which would hang as long) are stopped, not waited out, and say so.
+TEST_F(WorkerGpuStagesOverlap, AHangStopsTheSanitizerInsteadOfWaitingItOut) {
+  const auto start = std::chrono::steady_clock::now();
+  Evaluation e = evaluate_with("hang", 60, std::make_shared<util::SystemProcessRunner>());
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(e.verdict, Verdict::kTimeout) << e.message;
+  EXPECT_LT(took, std::chrono::seconds(20));
+  const StageRecord& sanitize = *e.find_stage(Stage::kSanitize);
+  EXPECT_EQ(sanitize.status, StageStatus::kNotChecked);
+  EXPECT_NE(sanitize.message.find("stopped"), std::string::npos) << sanitize.message;
+  EXPECT_FALSE(exchange_left_behind());
 }
 
 }  // namespace

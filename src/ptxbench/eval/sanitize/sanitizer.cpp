@@ -110,6 +110,8 @@ std::string_view to_string(SanitizerOutcome outcome) {
       return "tool failed";
     case SanitizerOutcome::kSkipped:
       return "skipped";
+    case SanitizerOutcome::kStopped:
+      return "stopped";
   }
   return "?";
 }
@@ -145,6 +147,7 @@ SanitizerOutcome judge_sanitizer_run(const util::ProcessResult& result,
                                      const SanitizerSummary& summary) {
   if (!result.started) return SanitizerOutcome::kToolFailed;
   if (result.timed_out) return SanitizerOutcome::kTimedOut;
+  if (result.stopped) return SanitizerOutcome::kStopped;
   // The error exit status alone means the tool reported something, whatever the text says.
   const bool error_exit = result.term_signal == 0 && result.exit_code == kSanitizerErrorExitCode;
   if (error_exit || summary.errors.value_or(0) > 0) return SanitizerOutcome::kErrors;
@@ -231,6 +234,11 @@ SanitizerReport run_sanitizer(util::ProcessRunner& runner, const SanitizerReques
                                                    to_string(report.runs.back().tool))});
       continue;
     }
+    if (resolved.stop && resolved.stop->load()) {
+      report.runs.push_back(
+          {.tool = tool, .outcome = SanitizerOutcome::kStopped, .ending = "not run: stopped"});
+      continue;
+    }
     util::ProcessSpec spec;
     spec.argv = tool_arguments(tool, resolved, features);
     spec.stdin_text = resolved.program_stdin;
@@ -239,6 +247,7 @@ SanitizerReport run_sanitizer(util::ProcessRunner& runner, const SanitizerReques
     spec.timeout =
         tool == SanitizerTool::kMemcheck ? resolved.memcheck_timeout : resolved.racecheck_timeout;
     spec.output_cap_bytes = 1u << 20;
+    spec.stop = resolved.stop;
     const util::ProcessResult result = runner.run(spec);
     SanitizerRun run{.tool = tool};
     // The tool writes its report to stdout, interleaved with the program's own output.

@@ -8,9 +8,11 @@
 // tools are skipped: a program that hangs under one tool hangs under the next, and each would
 // spend its whole deadline finding that out (a deadlocked kernel cost 206 s with both).
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,6 +46,7 @@ enum class SanitizerOutcome {
   kTimedOut,       // inconclusive: the tool slows kernels down a lot
   kToolFailed,     // the tool could not run or gave no summary (inconclusive)
   kSkipped,        // not run: an earlier tool timed out on the same program (inconclusive)
+  kStopped,        // stopped by the caller (SanitizerRequest::stop): inconclusive
 };
 std::string_view to_string(SanitizerOutcome outcome);
 
@@ -71,6 +74,9 @@ struct SanitizerRequest {
   // whole 60 s deadline there): bounded so that such a verdict stays near 30 s. A racecheck that
   // does not finish is "not checked", never "passed".
   std::chrono::milliseconds racecheck_timeout{std::chrono::seconds(15)};
+  // Set to true when the result is no longer wanted (the correctness run of the same code, beside
+  // it, timed out): the running tool is stopped and the later ones are not run.
+  std::shared_ptr<const std::atomic<bool>> stop;
   // Kernels the harness itself launches in the program before run() (the library that derives
   // inputs, e.g. cuDNN's forward for O and LSE): a name substring. They are excluded from the
   // tools when the tool can filter kernels, and errors located only in them are never charged

@@ -163,7 +163,7 @@ StaticOutcome run_static_stages(const task::Task& task, arch::Arch arch,
     return out;
   }
   start = Clock::now();
-  auto includes = compile::resolved_includes(context.runner, context.compile, arch, work_dir);
+  auto includes = compile::resolved_includes(work_dir);
   if (!includes) {
     fail(e, Stage::kLint, Verdict::kInternalError, includes.error().message);
     return out;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <future>
 
 #include "ptxbench/compile/compiler.hpp"
 #include "ptxbench/eval/correctness/correctness_judgement.hpp"
@@ -96,15 +97,6 @@ struct WorkerGpuStages::Run {
     e.message = message;
   }
 
-  void skip_after(Stage failed) {
-    for (auto s : {Stage::kSanitize, Stage::kCorrectness, Stage::kDynamicSass, Stage::kTiming}) {
-      if (s <= failed) continue;
-      auto& record = e.stage(s);
-      record.status = StageStatus::kSkipped;
-      record.message = fmt::format("not reached: {} failed", to_string(failed));
-    }
-  }
-
   // One untrusted `worker candidate` run of one workload, one trial, nothing handed over: what
   // the sanitizer (smallest workload) and ncu (the probe's workload) wrap.
   struct SmallRun {
@@ -126,31 +118,50 @@ struct WorkerGpuStages::Run {
     return run;
   }
 
-  bool sanitize() {
+  // The sanitizer's tools around one small run of the candidate (no Evaluation touched: it runs
+  // beside the correctness check).
+  struct Sanitized {
+    bool enabled = false;
+    SanitizerReport report;
+    std::vector<std::string> own;  // the candidate's kernels
+    std::string harness_kernel_substring;
+    double seconds = 0;
+  };
+  Sanitized run_sanitizer_tools(std::shared_ptr<const std::atomic<bool>> stop) const {
+    Sanitized out{.enabled = self.options_.sanitize};
+    if (!out.enabled) return out;
+    auto start = Clock::now();
+    SmallRun small = single_candidate_run(smallest_workload(task));
+    for (const auto& kernel : candidate.sass.kernels) out.own.push_back(kernel.name);
+    SanitizerRequest request{.compute_sanitizer = self.options_.compute_sanitizer,
+                             .program_argv = std::move(small.argv),
+                             .program_stdin = std::move(small.stdin_text),
+                             .env = self.options_.worker_env,
+                             .read_paths = std::move(small.read_paths),
+                             .stop = std::move(stop)};
+    request.harness_kernel_substring = harness_kernel_substring(jobs.front().op_type, out.own);
+    out.harness_kernel_substring = request.harness_kernel_substring;
+    out.report = run_sanitizer(*self.runner_, request);
+    out.seconds = seconds_since(start);
+    return out;
+  }
+
+  bool judge_sanitize(const Sanitized& sanitized) {
     auto& record = e.stage(Stage::kSanitize);
-    if (!self.options_.sanitize) {
+    if (!sanitized.enabled) {
       record.status = StageStatus::kNotRun;
       record.message = "disabled";
       return true;
     }
-    auto start = Clock::now();
-    SmallRun small = single_candidate_run(smallest_workload(task));
-    std::vector<std::string> own;
-    for (const auto& kernel : candidate.sass.kernels) own.push_back(kernel.name);
-    SanitizerRequest request{.program_argv = std::move(small.argv),
-                             .program_stdin = std::move(small.stdin_text),
-                             .env = self.options_.worker_env,
-                             .read_paths = std::move(small.read_paths)};
-    request.harness_kernel_substring = harness_kernel_substring(jobs.front().op_type, own);
-    SanitizerReport report = run_sanitizer(*self.runner_, request);
-    record.seconds = seconds_since(start);
+    const SanitizerReport& report = sanitized.report;
+    record.seconds = sanitized.seconds;
     record.message = report.message();
     if (report.found_errors()) {
       // Errors located in a kernel the candidate did not build (a library's) say first of all
       // that such a kernel ran inside run(): library use, caught here before the timing trace.
       // The harness's own library kernels (inputs derived before run()) are not the candidate's.
-      auto foreign = library_kernels_in_errors(report, own, compile::kSourceFileName);
-      auto charged = kernels_not_from_harness(foreign, request.harness_kernel_substring);
+      auto foreign = library_kernels_in_errors(report, sanitized.own, compile::kSourceFileName);
+      auto charged = kernels_not_from_harness(foreign, sanitized.harness_kernel_substring);
       if (!charged.empty()) {
         fail(Stage::kSanitize, Verdict::kForbidden,
              fmt::format("a kernel not built from the candidate ran inside run(): {}\n{}",
@@ -245,14 +256,15 @@ struct WorkerGpuStages::Run {
     return true;
   }
 
-  // Never stops the chain: a correct kernel is timed whether or not its instructions are proven.
-  void prove() {
-    auto& record = e.stage(Stage::kDynamicSass);
-    if (!self.options_.prove_execution) {
-      record.status = StageStatus::kNotRun;
-      record.message = "disabled";
-      return;
-    }
+  // The probe (and the ncu fallback) on the headline workload.
+  struct Probed {
+    bool enabled = false;
+    std::vector<KernelExecution> kernels;
+    double seconds = 0;
+  };
+  Probed run_probe_tools() const {
+    Probed out{.enabled = self.options_.prove_execution};
+    if (!out.enabled) return out;
     auto start = Clock::now();
     ProbeInvocation invocation{.worker_argv = {self.options_.worker.string(), "probe"},
                                .job = jobs[headline],
@@ -260,13 +272,9 @@ struct WorkerGpuStages::Run {
                                .timeout = self.options_.probe_timeout,
                                .env = self.options_.worker_env};
     if (self.cache_ready_) invocation.read_paths.push_back(self.options_.cache_dir);
-    auto requested_it = task.requested.find(e.arch);
-    std::vector<std::string> requested =
-        requested_it == task.requested.end() ? std::vector<std::string>{} : requested_it->second;
-    const arch::Arch arch = e.arch;
-    std::vector<KernelExecution> kernels;
     if (!kernels_to_probe(candidate.sass).empty()) {
-      kernels = executions_from_probe(run_probe(*self.runner_, invocation), candidate.sass, arch);
+      out.kernels =
+          executions_from_probe(run_probe(*self.runner_, invocation), candidate.sass, e.arch);
       if (!self.options_.ncu.empty()) {
         // The probe's workload, so both counts share the task FLOPs they are judged against.
         SmallRun small = single_candidate_run(task.workloads[headline]);
@@ -276,14 +284,29 @@ struct WorkerGpuStages::Run {
                        .env = self.options_.worker_env,
                        .read_paths = std::move(small.read_paths),
                        .timeout = self.options_.ncu_timeout};
-        fill_inconclusive_with_ncu(*self.runner_, ncu, candidate.sass, arch, kernels);
+        fill_inconclusive_with_ncu(*self.runner_, ncu, candidate.sass, e.arch, out.kernels);
       }
     }
+    out.seconds = seconds_since(start);
+    return out;
+  }
+
+  // Never stops the chain: a correct kernel is timed whether or not its instructions are proven.
+  void judge_proof(const Probed& probed) {
+    auto& record = e.stage(Stage::kDynamicSass);
+    if (!probed.enabled) {
+      record.status = StageStatus::kNotRun;
+      record.message = "disabled";
+      return;
+    }
+    auto requested_it = task.requested.find(e.arch);
+    std::vector<std::string> requested =
+        requested_it == task.requested.end() ? std::vector<std::string>{} : requested_it->second;
     ExecutionProof proof =
-        judge_execution(candidate.sass, kernels, requested, task.flops(task.headline()));
+        judge_execution(candidate.sass, probed.kernels, requested, task.flops(task.headline()));
     unproven = !proof.all_requested_substantial() && !proof.requested_measured_short;
     apply_execution_proof(proof, e);
-    record.seconds = seconds_since(start);
+    record.seconds = probed.seconds;
     record.message = proof.message;
     record.status = proof.all_requested_substantial() ? StageStatus::kPassed : StageStatus::kFailed;
   }
@@ -373,10 +396,31 @@ struct WorkerGpuStages::Run {
                            .candidate_ms = candidate_time.median_ms});
   }
 
+  // Stages a failed one left undecided are "not reached"; one that ran keeps its record.
+  void skip_after(Stage failed) {
+    for (auto s : {Stage::kSanitize, Stage::kCorrectness, Stage::kDynamicSass, Stage::kTiming}) {
+      auto& record = e.stage(s);
+      if (s <= failed || record.status != StageStatus::kSkipped) continue;
+      record.message = fmt::format("not reached: {} failed", to_string(failed));
+    }
+  }
+
+  // The sanitizer's run of the candidate overlaps the correctness check: neither is timed, so
+  // together they cost the longer of the two rather than their sum (docs/gpu-engine.md, "Order
+  // and overlap"). The proof and timing follow, timing alone on the GPU. The verdict keeps the
+  // order of the stages: a sanitizer finding first, then correctness, then the proof.
   void execute() {
-    if (!sanitize()) return skip_after(Stage::kSanitize);
-    if (!correctness()) return skip_after(Stage::kCorrectness);
-    prove();
+    auto stop = std::make_shared<std::atomic<bool>>(false);
+    auto sanitized =
+        std::async(std::launch::async, [this, stop] { return run_sanitizer_tools(stop); });
+    const bool correct = correctness();
+    // Code that hung in the correctness run hangs under the tools too: their deadlines are not
+    // waited out (the stage says "not checked", stopped).
+    if (!correct && e.verdict == Verdict::kTimeout) stop->store(true);
+    const Sanitized sanitizer_result = sanitized.get();
+    if (!judge_sanitize(sanitizer_result)) return skip_after(Stage::kSanitize);
+    if (!correct) return skip_after(Stage::kCorrectness);
+    judge_proof(run_probe_tools());
     if (!time()) return;
     bool proven = e.find_stage(Stage::kDynamicSass)->status != StageStatus::kFailed;
     e.verdict = proven ? Verdict::kPassed : Verdict::kInstructionsNotExecuted;

@@ -9,8 +9,10 @@
 //   timing       `worker time` on each timed workload (the headline, and whatever
 //                options.timed_workloads adds), one process per workload: candidate and
 //                baseline interleaved
-// Each process is new, so a candidate that faults, hangs or exhausts memory costs its own
-// processes and the next candidate starts on a clean GPU context.
+// Sanitize runs beside correctness (neither is timed); dynamic SASS and timing follow, timing
+// alone on the GPU. The verdict keeps the stages' order
+// (docs/gpu-engine.md, "Order and overlap"). Each process is new, so a candidate that faults,
+// hangs or exhausts memory costs its own processes and the next starts on a clean GPU context.
 #pragma once
 #include <chrono>
 #include <filesystem>
@@ -47,6 +49,7 @@ struct WorkerGpuStagesOptions {
   std::uint64_t host_memory_budget_bytes = 16ull << 30;
   std::uint64_t max_exchange_bytes = 8ull << 30;  // outputs handed over per candidate process
   bool sanitize = true;
+  std::filesystem::path compute_sanitizer;  // empty: find_compute_sanitizer()
   bool prove_execution = true;
   // Nsight Compute counts the kernels the probe could not (ncu_counts.hpp); empty: no fallback.
   std::filesystem::path ncu = "ncu";
