@@ -92,6 +92,7 @@ TEST_P(GpuHostileCandidate, FailsAndLeavesTheHostAsItWas) {
   for (const char* path :
        {"/tmp/ptxbench_pwned", "/var/tmp/ptxbench_pwned", "/root/.ptxbench_pwned", "/tmp/fill0"})
     EXPECT_FALSE(fs::exists(path)) << path;
+  // Counts every ptxbench-worker of the machine: run this suite alone on the GPU.
   EXPECT_EQ(workers_alive(), 0);
 }
 

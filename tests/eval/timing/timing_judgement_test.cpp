@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "ptxbench/eval/timing/timed_output_rule.hpp"
+
 namespace ptxbench::eval::worker {
 namespace {
 
@@ -35,8 +37,24 @@ TEST(TimingJudgement, SpeedupIsBaselineOverCandidate) {
 }
 
 TEST(TimingJudgement, TimedOutputsThatDifferAreIncorrect) {
-  auto j = judge_timing(reply(0.1, 1.0, false), 1e9);
+  auto r = reply(0.1, 1.0, false);
+  r.output_checks = {{.name = "dK", .totals = {.elements = 1000000, .mismatches = 250000}}};
+  auto j = judge_timing(r, 1e9);
   EXPECT_EQ(j.verdict, Verdict::kIncorrectNumerical);
+  EXPECT_NE(j.message.find("dK: 250000 of 1000000 elements differ (allowed 100)"),
+            std::string::npos)
+      << j.message;
+}
+
+// Work skipped or cached after the checked calls changes a large part of an output; a few
+// near-ties in millions (an honest backward's dK at S = 4096 on the H200) do not fail it.
+TEST(TimedOutputRule, NearTiesPassSkippedWorkFails) {
+  EXPECT_TRUE(timing::timed_output_agrees({.elements = 25165824, .mismatches = 5}));
+  EXPECT_TRUE(timing::timed_output_agrees({.elements = 25165824, .mismatches = 2516}));
+  EXPECT_FALSE(timing::timed_output_agrees({.elements = 25165824, .mismatches = 2517}));
+  EXPECT_FALSE(timing::timed_output_agrees({.elements = 64, .mismatches = 1}));
+  EXPECT_FALSE(timing::timed_output_agrees({.elements = 25165824, .mismatches = 1, .nan_count = 1}));
+  EXPECT_FALSE(timing::timed_output_agrees({.elements = 0}));
 }
 
 TEST(TimingJudgement, RepliesWithoutSamplesAreOurFault) {

@@ -156,7 +156,15 @@ util::Expected<std::vector<NcuKernelCounts>> run_ncu_counts(util::ProcessRunner&
   if (result.timed_out) return util::make_error("ncu ran past its deadline");
   auto counts = parse_ncu_raw_csv(result.stdout_text);
   if (!counts) {
-    return util::make_error(fmt::format("{} ({})", counts.error().message, result.describe_end()));
+    // ncu's own reason ("==ERROR== ERR_NVGPUCTRPERM ..."), first of its error lines, bounded.
+    std::string reason;
+    for (const std::string* text : {&result.stdout_text, &result.stderr_text}) {
+      const auto at = text->find("==ERROR==");
+      if (at == std::string::npos || !reason.empty()) continue;
+      reason = text->substr(at, std::min<std::size_t>(text->find('\n', at) - at, 240));
+    }
+    return util::make_error(fmt::format("{} ({}){}", counts.error().message, result.describe_end(),
+                                        reason.empty() ? "" : ": " + reason));
   }
   return counts;
 }

@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <string>
+#include <vector>
+
+#include "ptxbench/eval/timing/timed_output_rule.hpp"
+
 namespace ptxbench::eval::worker {
 namespace {
 
@@ -29,9 +34,14 @@ TimingJudgement judge_timing(const timing::TimingReply& reply, double task_flops
   if (task_flops > 0) out.tflops = task_flops / (out.candidate->median_ms * 1e-3) / 1e12;
   if (!reply.outputs_match) {
     out.verdict = Verdict::kIncorrectNumerical;
-    out.message =
+    std::vector<std::string> differing;
+    for (const auto& check : reply.output_checks) {
+      if (!check.passed) differing.push_back(timing::describe_timed_output(check.name, check.totals));
+    }
+    out.message = fmt::format(
         "the outputs of the timed calls differ from the baseline's on the same inputs (work "
-        "skipped or cached between calls?)";
+        "skipped or cached between calls?){}{}",
+        differing.empty() ? "" : ": ", fmt::join(differing, "; "));
     return out;
   }
   out.message = fmt::format("candidate {} vs baseline {}: speedup {:.3f}x{}",
