@@ -46,6 +46,7 @@ while [ $# -gt 0 ]; do
 done
 
 python="${PTXBENCH_TRAIN_PYTHON:-$root/.deps/python-train/bin/python}"
+python="$(command -v "$python" || echo "$python")"  # also a name on PATH, e.g. python3
 if [ ! -x "$python" ]; then
   echo "fixit-loop: $python: no training venv; run scripts/setup.sh (or set PTXBENCH_TRAIN_PYTHON)" >&2
   exit 2

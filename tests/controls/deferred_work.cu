@@ -1,7 +1,8 @@
-// ptxbench-control: task=gemm_n7168_k5120 arch=hopper expect=INCORRECT_SHAPE|INCORRECT_NUMERICAL why=work deferred to the next call
+// ptxbench-control: task=gemm_n7168_k5120 arch=hopper expect=INCORRECT_SHAPE|INCORRECT_NUMERICAL|RUNTIME_ERROR why=work deferred to the next call
 // Each call computes the PREVIOUS call's product and leaves its own C for the next call, so a
 // call's time holds someone else's work and its own output is still poison. Lazy evaluation across
-// calls.
+// calls. When the previous call's buffers were freed in between (a new workload), its deferred
+// product reads freed memory and may fault: RUNTIME_ERROR is then the verdict (seen on the H200).
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>

@@ -27,13 +27,19 @@ namespace {
 namespace fs = std::filesystem;
 constexpr const char* kSecret = "sk-ptxbench-fake-api-key-gpu-0123456789";
 
+// Workers and the bwrap processes that hold them: a process whose program (argv[0]) is
+// ptxbench-worker, or a bwrap whose command line runs one. Any other command line that merely
+// names the worker (the GPU scripts' `timeout ... worker=.../ptxbench-worker ...`) is not one.
 int workers_alive() {
   int alive = 0;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator("/proc", ec)) {
     std::ifstream cmdline(entry.path() / "cmdline");
     std::string text((std::istreambuf_iterator<char>(cmdline)), {});
-    if (text.find("ptxbench-worker") != std::string::npos) ++alive;
+    const std::string program = fs::path(text.substr(0, text.find('\0'))).filename().string();
+    if (program == "ptxbench-worker" ||
+        (program == "bwrap" && text.find("ptxbench-worker") != std::string::npos))
+      ++alive;
   }
   return alive;
 }

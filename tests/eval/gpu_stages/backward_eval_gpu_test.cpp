@@ -23,8 +23,9 @@ using nlohmann::json;
 fs::path core_backward_suite(const fs::path& root) {
   auto text = util::read_file(fs::path(PTXBENCH_TASKS_DIR) / "mha_bwd" / "mha_bwd_d128.json");
   EXPECT_TRUE(text.has_value()) << (text ? "" : text.error().message);
-  json task = json::parse(text ? *text : std::string("{\"workloads\": []}"));
-  json kept = json::array();
+  // ordered_json: the order of the inputs is the order of run()'s arguments (json sorts keys).
+  auto task = nlohmann::ordered_json::parse(text ? *text : std::string("{\"workloads\": []}"));
+  auto kept = nlohmann::ordered_json::array();
   for (const auto& w : task.at("workloads")) {
     if (w.at("name") == "S512" || w.value("headline", false)) kept.push_back(w);
   }

@@ -163,6 +163,13 @@ util::Expected<std::vector<NcuKernelCounts>> run_ncu_counts(util::ProcessRunner&
       if (at == std::string::npos || !reason.empty()) continue;
       reason = text->substr(at, std::min<std::size_t>(text->find('\n', at) - at, 240));
     }
+    if (reason.empty()) {  // e.g. a failure of the ncu launcher itself
+      std::string_view err = result.stderr_text;
+      while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.remove_suffix(1);
+      const auto line_start = err.rfind('\n');
+      err = line_start == std::string_view::npos ? err : err.substr(line_start + 1);
+      reason = std::string(err.substr(0, 240));
+    }
     return util::make_error(fmt::format("{} ({}){}", counts.error().message, result.describe_end(),
                                         reason.empty() ? "" : ": " + reason));
   }
