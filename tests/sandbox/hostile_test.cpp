@@ -135,6 +135,42 @@ TEST_F(HostileCandidate, NoNetworkSocketToTheJudge) {
   ::close(listener);
 }
 
+// ncu talks to the process it profiles over TCP on loopback, so its run may open IP sockets:
+// they reach only the sandbox's own loopback (its network namespace), never the judge's port.
+TEST_F(HostileCandidate, IpSocketsForNcuReachOnlyTheSandboxesOwnLoopback) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 4), 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  util::ProcessSpec judge_port{
+      .argv = {PTXBENCH_HOSTILE_PROGRAM, "socket", std::to_string(::getpid()),
+               std::to_string(ntohs(addr.sin_port))},
+      .timeout = std::chrono::seconds(20),
+      .loopback_ip_sockets = true};
+  auto r = runner_->run(judge_port);
+  EXPECT_EQ(r.stdout_text.find("ESCAPED"), std::string::npos) << r.stdout_text;
+  EXPECT_NE(r.stdout_text.find("tcp socket made"), std::string::npos) << r.stdout_text;
+  EXPECT_NE(r.stdout_text.find("refused"), std::string::npos) << r.stdout_text;
+  ::close(listener);
+
+  util::ProcessSpec own_loopback{
+      .argv = {"/usr/bin/python3", "-c",
+               "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(1); "
+               "c = socket.create_connection(s.getsockname(), timeout=5); print('connected')"},
+      .timeout = std::chrono::seconds(20),
+      .loopback_ip_sockets = true};
+  auto own = runner_->run(own_loopback);
+  EXPECT_TRUE(own.succeeded()) << own.describe_end() << own.stderr_text;
+  EXPECT_EQ(own.stdout_text, "connected\n");
+  own_loopback.loopback_ip_sockets = false;
+  EXPECT_FALSE(runner_->run(own_loopback).succeeded());  // the default stays AF_UNIX only
+}
+
 TEST_F(HostileCandidate, AForkBombHitsTheProcessLimit) {
   auto r = attack("fork-bomb");
   EXPECT_TRUE(r.succeeded()) << r.stdout_text;

@@ -198,7 +198,7 @@ util::ProcessResult SandboxedProcessRunner::run_sandboxed(const util::ProcessSpe
   if (switch_user) setup.setpriv = support_.setpriv;
   std::optional<FilterFile> filter;
   if (layers.seccomp) {
-    auto compiled = compile_seccomp_filter();
+    auto compiled = compile_seccomp_filter(spec.loopback_ip_sockets);
     if (!compiled) {
       util::ProcessResult failed;
       failed.spawn_error =

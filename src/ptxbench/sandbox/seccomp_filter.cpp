@@ -84,7 +84,7 @@ constexpr const char* kDeniedCalls[] = {
 
 }  // namespace
 
-util::Expected<FilterFile> compile_seccomp_filter() {
+util::Expected<FilterFile> compile_seccomp_filter(bool ip_sockets) {
   Context ctx;
   if (ctx.get() == nullptr) return util::make_error("seccomp_init failed");
   for (const char* name : kDeniedCalls) {
@@ -98,9 +98,21 @@ util::Expected<FilterFile> compile_seccomp_filter() {
   seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
                    SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER));
   seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-  // Local sockets only (the network namespace has nothing but loopback anyway).
-  seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
-                   SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+  // Local sockets only (the network namespace has nothing but loopback anyway); with
+  // ip_sockets also IPv4/IPv6, still no raw packet, netlink or other families.
+  if (!ip_sockets) {
+    seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
+                     SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+  } else {
+    static_assert(AF_UNIX == 1 && AF_INET == 2 && AF_INET6 == 10);
+    for (int family = 0; family < AF_INET6; ++family) {
+      if (family == AF_UNIX || family == AF_INET) continue;
+      seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
+                       SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(family)));
+    }
+    seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
+                     SCMP_A0(SCMP_CMP_GT, AF_INET6));
+  }
   const int fd = ::memfd_create("ptxbench-seccomp", MFD_CLOEXEC);
   if (fd < 0) return util::make_error(std::string("memfd_create: ") + std::strerror(errno));
   FilterFile file(fd);

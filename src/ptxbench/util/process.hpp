@@ -37,6 +37,10 @@ struct ProcessSpec {
   // (sandbox/) makes only these visible, read-only or writable.
   std::vector<std::filesystem::path> read_paths;
   std::vector<std::filesystem::path> write_paths;
+  // The program talks to a child of its own over TCP on loopback (ncu and the process it
+  // profiles): a sandboxing runner lets it open IP sockets, in a network namespace that holds
+  // nothing but its own loopback.
+  bool loopback_ip_sockets = false;
   // Set to true by the caller when the process is no longer wanted: its group is killed within a
   // second, as at the deadline, and the result says `stopped`.
   std::shared_ptr<const std::atomic<bool>> stop;

@@ -53,7 +53,8 @@ TEST(TimedOutputRule, NearTiesPassSkippedWorkFails) {
   EXPECT_TRUE(timing::timed_output_agrees({.elements = 25165824, .mismatches = 2516}));
   EXPECT_FALSE(timing::timed_output_agrees({.elements = 25165824, .mismatches = 2517}));
   EXPECT_FALSE(timing::timed_output_agrees({.elements = 64, .mismatches = 1}));
-  EXPECT_FALSE(timing::timed_output_agrees({.elements = 25165824, .mismatches = 1, .nan_count = 1}));
+  EXPECT_FALSE(
+      timing::timed_output_agrees({.elements = 25165824, .mismatches = 1, .nan_count = 1}));
   EXPECT_FALSE(timing::timed_output_agrees({.elements = 0}));
 }
 

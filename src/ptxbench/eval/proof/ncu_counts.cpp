@@ -151,6 +151,7 @@ util::Expected<std::vector<NcuKernelCounts>> run_ncu_counts(util::ProcessRunner&
   spec.timeout = request.timeout;
   spec.env = request.env;
   spec.read_paths = request.read_paths;
+  spec.loopback_ip_sockets = true;  // ncu reaches its target over TCP on loopback
   const util::ProcessResult result = runner.run(spec);
   if (!result.started) return util::make_error("ncu could not start: " + result.spawn_error);
   if (result.timed_out) return util::make_error("ncu ran past its deadline");

@@ -16,8 +16,7 @@ bool timed_output_agrees(const worker::ComparisonTotals& totals) {
          totals.mismatches <= allowed_mismatches(totals);
 }
 
-std::string describe_timed_output(const std::string& name,
-                                  const worker::ComparisonTotals& totals) {
+std::string describe_timed_output(const std::string& name, const worker::ComparisonTotals& totals) {
   std::string text = fmt::format("{}: {} of {} elements differ (allowed {})", name,
                                  totals.mismatches, totals.elements, allowed_mismatches(totals));
   if (totals.nan_count + totals.inf_count > 0)

@@ -36,7 +36,8 @@ TimingJudgement judge_timing(const timing::TimingReply& reply, double task_flops
     out.verdict = Verdict::kIncorrectNumerical;
     std::vector<std::string> differing;
     for (const auto& check : reply.output_checks) {
-      if (!check.passed) differing.push_back(timing::describe_timed_output(check.name, check.totals));
+      if (!check.passed)
+        differing.push_back(timing::describe_timed_output(check.name, check.totals));
     }
     out.message = fmt::format(
         "the outputs of the timed calls differ from the baseline's on the same inputs (work "

@@ -1,0 +1,71 @@
+#!/bin/bash
+# Device call 1: the judge alone on the GPU (latency, strict vs off, attention speed through
+# ptxbench eval), the throughput benchmark, then the GPU suites that assert verdicts.
+# Runs under scripts/gpu-check.sh's custom step ($build, $tree, $out set).
+set -u
+P="$build/src/ptxbench"
+R="${OUT:-/tmp}"
+archive() { tar -czf "$R/batch1.tar.gz" -C "$out" . 2>/dev/null; }
+now() { date +%s%3N; }
+t0=$(now)
+deadline=${BATCH_DEADLINE_S:-530}
+left() { echo $(( deadline - ($(now) - t0) / 1000 )); }
+secs() { printf '%d.%03d' $(( ($(now) - $1) / 1000 )) $(( ($(now) - $1) % 1000 )); }
+ev() {  # name limit args...
+  local name=$1 limit=$2; shift 2
+  local l; l=$(left); [ "$l" -lt 20 ] && { echo "$name skipped (deadline)" >>"$out/A-summary.txt"; return; }
+  [ "$limit" -gt "$l" ] && limit=$l
+  local s; s=$(now)
+  timeout -k 5 "$limit" "$P" eval "$@" --arch hopper --tasks-dir "$tree/tasks" --json \
+    >"$out/A-$name.jsonl" 2>"$out/A-$name.err"
+  local rc=$?
+  printf '%-28s rc=%-3s %s s\n' "$name" "$rc" "$(secs $s)" >>"$out/A-summary.txt"
+  archive
+}
+G=$tree/solutions/hopper/gemm_bf16_nt_warp_specialized.cu
+ev gemm-strict-cold 120 "$G" --task gemm_n7168_k5120
+ev gemm-strict 120 "$G" --task gemm_n7168_k5120
+ev gemm-off 120 "$G" --task gemm_n7168_k5120 --sandbox off
+ev gemm-strict-again 120 "$G" --task gemm_n7168_k5120
+ev slow-ffma 90 "$tree/tests/eval/gpu_stages/data/gemm_naive.cu" --task gemm_n7168_k5120
+for t in mha_fwd_lse_d128 mha_fwd_lse_d128_causal mha_bwd_d128 mha_bwd_d128_causal; do
+  ev "$t" 150 "$tree/solutions/hopper/$t.cu" --task "$t"
+done
+# Throughput: 16 distinct copies of the expert GEMM, compiles overlapped.
+l=$(left)
+if [ "$l" -gt 120 ]; then
+  s=$(now)
+  RESULTS_DIR="$out/throughput" timeout -k 5 150 bash "$tree/benchmarks/eval_throughput.sh" "$build" 0 16 \
+    >"$out/B-throughput.md" 2>"$out/B-throughput.err"
+  printf '%-28s rc=%-3s %s s\n' throughput "$?" "$(secs $s)" >>"$out/A-summary.txt"
+  archive
+fi
+# Suites that assert verdicts (their timings unused), in parallel until the deadline.
+l=$(left)
+suite() {  # name executable
+  timeout -k 5 "$l" "$2" >"$out/C-$1.log" 2>&1
+  printf '%-28s rc=%-3s\n' "$1" "$?" >>"$out/C-summary.txt"
+}
+suite hostile "$build/tests/sandbox/sandbox_gpu_hostile_tests" &
+suite gpu-stages "$build/tests/eval/gpu_stages/eval_gpu_stages_test" &
+suite rule "$build/tests/eval/correctness/gpu/eval_correctness_rule_gpu_test" &
+while [ -n "$(jobs -r)" ]; do sleep 10; archive; done
+wait
+archive
+cat "$out/A-summary.txt" "$out/C-summary.txt" 2>/dev/null
+for f in "$out"/A-*.jsonl; do
+  python3 - "$f" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if not line.startswith("{"): continue
+    r = json.loads(line)
+    st = " ".join(f"{s['stage'][:5]}={s['status'][:4]}:{s.get('seconds',0):.1f}" for s in r.get("stages", []))
+    w = [x for x in r.get("workloads", []) if x.get("headline")]
+    sp = w[0]["speedup"] if w else None
+    print(sys.argv[1].split("/")[-1], r.get("verdict"), f"wall={r.get('wall_seconds',0):.1f}", f"speedup={sp}", r.get("sandbox"), st)
+    if r.get("verdict") != "PASSED": print("   ", (r.get("message") or "")[:400])
+PY
+done
+grep -h "verdicts per GPU-hour\|latency" "$out/B-throughput.md" 2>/dev/null | head
+grep -hE '^\[  (PASSED|FAILED)|FAILED' "$out"/C-*.log | head -40
