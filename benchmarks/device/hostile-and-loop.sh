@@ -22,6 +22,8 @@ archive
 (
   s=$(now); timeout -k 5 60 "$P" eval "$tree/tests/controls/data/two_kernels_ncu.cu" --task gemm_n7168_k5120 \
     --arch hopper --tasks-dir "$tree/tasks" --json >"$out/D-two-kernels-strict.jsonl" 2>&1; log two-kernels-strict $? $s
+  s=$(now); timeout -k 5 "$(left)" "$P" eval "$S/hopper/mha_bwd_d128.cu" --task mha_bwd_d128 --arch hopper \
+    --tasks-dir "$tree/tasks" --json >"$out/D-bwd-strict.jsonl" 2>&1; log bwd-strict $? $s
   s=$(now); timeout -k 5 "$(left)" "$build/tests/eval/gpu_stages/eval_backward_cli_gpu_test" >"$out/G-backward-cli.log" 2>&1; log backward-cli $? $s
 ) &
 (
@@ -43,7 +45,7 @@ expect = {}
 for p in glob.glob(sys.argv[2] + "/*/*.cu"):
     m = re.search(r"expect=([A-Z_]+)", open(p).readline())
     if m: expect[os.path.basename(p)] = m.group(1)
-for f in [sys.argv[1] + "/E-c.jsonl", sys.argv[1] + "/D-two-kernels-strict.jsonl"]:
+for f in [sys.argv[1] + "/E-c.jsonl", sys.argv[1] + "/D-two-kernels-strict.jsonl", sys.argv[1] + "/D-bwd-strict.jsonl"]:
     if not os.path.exists(f): continue
     for line in open(f):
         line = line.strip()
@@ -56,6 +58,8 @@ for f in [sys.argv[1] + "/E-c.jsonl", sys.argv[1] + "/D-two-kernels-strict.jsonl
         st = " ".join(f"{s['stage'][:5]}={s['status'][:4]}:{s.get('seconds',0):.1f}" for s in r.get("stages", []))
         print(ok, name, r["verdict"], "expect", expect.get(name, "PASSED"), f"wall={r.get('wall_seconds',0):.1f} speedup={sp}", st)
         if ok == "BAD": print("   ", (r.get("message") or "")[:700])
+        for s in r.get("stages", []):
+            if s["stage"] in ("dynamic_sass", "sanitize") and s["status"] != "passed": print("    ", s["stage"], s["message"][:500])
 PY
 cat "$out"/E-c.skipped 2>/dev/null
 tail -12 "$out/L-loop.log"

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "ptxbench/util/fs.hpp"
+
 #include "ptxbench/eval/evaluation_json.hpp"
 #include "scripted_runner.hpp"
 
@@ -124,6 +126,23 @@ TEST(NcuCounts, RunsNcuAroundTheProgramWithADeadline) {
   EXPECT_EQ(argv.back(), "candidate");
   EXPECT_EQ(runner.calls[0].stdin_text, request().program_stdin);
   EXPECT_EQ(runner.calls[0].timeout, std::chrono::seconds(120));
+  // In a sandbox: ncu reaches the process it profiles over TCP on loopback.
+  EXPECT_TRUE(runner.calls[0].loopback_ip_sockets);
+}
+
+// The toolkit's ncu is a launcher for an installation elsewhere (/opt/nvidia on the H200
+// machine): a sandbox must show that folder, or ncu says "Nsight Compute is not installed".
+TEST(NcuCounts, TheSandboxSeesTheInstallationBehindTheLauncher) {
+  util::TempDir dir;
+  const auto installed = dir.path() / "opt" / "nsight-compute" / "2025.3.1";
+  std::filesystem::create_directories(installed);
+  util::write_file_atomic(installed / "ncu", "#!/bin/sh\n");
+  std::filesystem::create_directories(dir.path() / "cuda" / "bin");
+  std::filesystem::create_symlink(installed / "ncu", dir.path() / "cuda" / "bin" / "ncu");
+  const auto dirs = ncu_installation_dirs(dir.path() / "cuda" / "bin" / "ncu",
+                                          {dir.path() / "opt", dir.path() / "absent"});
+  EXPECT_EQ(dirs, (std::vector<std::filesystem::path>{std::filesystem::canonical(installed),
+                                                      dir.path() / "opt"}));
 }
 
 // Each flag as `ncu --help` of Nsight Compute 2025.3 spells it, the program last.

@@ -142,6 +142,19 @@ std::vector<std::string> ncu_arguments(const NcuRequest& request) {
   return args;
 }
 
+std::vector<std::filesystem::path> ncu_installation_dirs(
+    const std::filesystem::path& ncu, const std::vector<std::filesystem::path>& search_roots) {
+  std::vector<std::filesystem::path> dirs;
+  std::error_code ec;
+  const std::filesystem::path resolved = resolve_ncu(ncu);
+  const std::filesystem::path real = std::filesystem::canonical(resolved, ec);
+  if (!ec) dirs.push_back(real.parent_path());
+  for (const auto& root : search_roots) {
+    if (std::filesystem::is_directory(root, ec)) dirs.push_back(root);
+  }
+  return dirs;
+}
+
 util::Expected<std::vector<NcuKernelCounts>> run_ncu_counts(util::ProcessRunner& runner,
                                                             const NcuRequest& request) {
   PTXBENCH_CHECK(!request.program_argv.empty(), "run_ncu_counts without a program");
@@ -151,6 +164,7 @@ util::Expected<std::vector<NcuKernelCounts>> run_ncu_counts(util::ProcessRunner&
   spec.timeout = request.timeout;
   spec.env = request.env;
   spec.read_paths = request.read_paths;
+  for (auto& dir : ncu_installation_dirs(request.ncu)) spec.read_paths.push_back(std::move(dir));
   spec.loopback_ip_sockets = true;  // ncu reaches its target over TCP on loopback
   const util::ProcessResult result = runner.run(spec);
   if (!result.started) return util::make_error("ncu could not start: " + result.spawn_error);

@@ -55,6 +55,15 @@ struct NcuRequest {
 std::filesystem::path resolve_ncu(const std::filesystem::path& ncu);
 std::vector<std::string> ncu_arguments(const NcuRequest& request);
 
+// What a sandbox must show ncu besides the toolkit: the toolkit's `ncu` is a launcher that looks
+// for the Nsight Compute installation beside the toolkit or under /opt/nvidia (where the H200
+// machine has it: "nsight-compute directory is not found ... Nsight Compute is not installed"
+// inside the sandbox), and the real folder of an ncu reached through a link. Existing folders
+// only.
+std::vector<std::filesystem::path> ncu_installation_dirs(
+    const std::filesystem::path& ncu,
+    const std::vector<std::filesystem::path>& search_roots = {"/opt/nvidia"});
+
 // One ncu process around the program. Whatever goes wrong comes back as an error.
 util::Expected<std::vector<NcuKernelCounts>> run_ncu_counts(util::ProcessRunner& runner,
                                                             const NcuRequest& request);
