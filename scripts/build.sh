@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Configures and builds ptxbench into build/ (Release-with-debug-info, Ninja, ccache).
+# Configures and builds ptxbench into build/ (Release with line tables, -g1; Ninja, ccache).
 #   scripts/build.sh              every target (the CLI, the GPU worker, tests, benchmarks)
 #   scripts/build.sh TARGET...    only those targets and what they need (scripts/demo.sh does this)
 set -euo pipefail
