@@ -3,15 +3,8 @@
 # ncu fallback under the strict sandbox (two-kernel control), the backward CLI test and the
 # solutions not judged in call 2.
 set -u
-P="$build/src/ptxbench"
-R="${OUT:-/tmp}"
-archive() { tar -czf "$R/batch3.tar.gz" -C "$out" . 2>/dev/null; }
-now() { date +%s%3N; }
-t0=$(now)
-deadline=${BATCH_DEADLINE_S:-400}
-left() { echo $(( deadline - ($(now) - t0) / 1000 )); }
-secs() { printf '%d.%03d' $(( ($(now) - $1) / 1000 )) $(( ($(now) - $1) % 1000 )); }
-log() { printf '%-28s rc=%-3s %s s\n' "$1" "$2" "$(secs $3)" >>"$out/summary3.txt"; }
+BATCH=batch3 DEFAULT_DEADLINE_S=400
+source "$(dirname "${BASH_SOURCE[0]}")/clock.sh"
 S=$tree/solutions
 s=$(now); timeout -k 5 190 "$build/tests/sandbox/sandbox_gpu_hostile_tests" >"$out/F-hostile.log" 2>&1; log hostile $? $s
 archive
@@ -37,7 +30,7 @@ archive
 ) &
 while [ -n "$(jobs -r)" ]; do sleep 10; archive; done
 wait; archive
-cat "$out/summary3.txt"
+cat "$out/batch3-summary.txt"
 grep -hE '^\[  (PASSED|FAILED)|FAILED|Failure' "$out"/F-hostile.log "$out"/G-backward-cli.log | head -30
 python3 - "$out" "$S" <<'PY'
 import json, sys, re, glob, os

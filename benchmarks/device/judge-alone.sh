@@ -3,14 +3,8 @@
 # ptxbench eval), the throughput benchmark, then the GPU suites that assert verdicts.
 # Runs under scripts/gpu-check.sh's custom step ($build, $tree, $out set).
 set -u
-P="$build/src/ptxbench"
-R="${OUT:-/tmp}"
-archive() { tar -czf "$R/batch1.tar.gz" -C "$out" . 2>/dev/null; }
-now() { date +%s%3N; }
-t0=$(now)
-deadline=${BATCH_DEADLINE_S:-530}
-left() { echo $(( deadline - ($(now) - t0) / 1000 )); }
-secs() { printf '%d.%03d' $(( ($(now) - $1) / 1000 )) $(( ($(now) - $1) % 1000 )); }
+BATCH=batch1 DEFAULT_DEADLINE_S=530
+source "$(dirname "${BASH_SOURCE[0]}")/clock.sh"
 ev() {  # name limit args...
   local name=$1 limit=$2; shift 2
   local l; l=$(left); [ "$l" -lt 20 ] && { echo "$name skipped (deadline)" >>"$out/A-summary.txt"; return; }

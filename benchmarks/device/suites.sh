@@ -3,15 +3,8 @@
 # the backward CLI test, the Fixit GPU cycle (GEMM solutions) and the serve episode, in parallel
 # groups (verdicts asserted; timings unused). Under scripts/gpu-check.sh's custom step.
 set -u
-P="$build/src/ptxbench"
-R="${OUT:-/tmp}"
-archive() { tar -czf "$R/batch2.tar.gz" -C "$out" . 2>/dev/null; }
-now() { date +%s%3N; }
-t0=$(now)
-deadline=${BATCH_DEADLINE_S:-540}
-left() { echo $(( deadline - ($(now) - t0) / 1000 )); }
-secs() { printf '%d.%03d' $(( ($(now) - $1) / 1000 )) $(( ($(now) - $1) % 1000 )); }
-log() { printf '%-28s rc=%-3s %s s\n' "$1" "$2" "$(secs $3)" >>"$out/summary2.txt"; }
+BATCH=batch2 DEFAULT_DEADLINE_S=540
+source "$(dirname "${BASH_SOURCE[0]}")/clock.sh"
 S=$tree/solutions
 done_in_1=" mha_fwd_lse_d128 mha_fwd_lse_d128_causal mha_bwd_d128 mha_bwd_d128_causal "
 files=()
@@ -67,7 +60,7 @@ json.dump(c, open('$g/fixit/catalog.json','w'), indent=1)"
 ) &
 while [ -n "$(jobs -r)" ]; do sleep 10; archive; done
 wait; archive
-cat "$out/summary2.txt"
+cat "$out/batch2-summary.txt"
 for f in "$out"/E-*.jsonl "$out"/D-bwd-off.jsonl; do
   python3 - "$f" "$S" <<'PY'
 import json, sys, re, glob, os
