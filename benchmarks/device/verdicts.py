@@ -1,0 +1,76 @@
+"""Checks `ptxbench eval --json` records against the verdict each solution's header names
+(`expect=VERDICT` on its first line; PASSED when a file has none) and prints one line per record:
+ok/BAD, the file, its verdict, wall time, headline speedup and each stage's status and seconds;
+for a BAD record its message, and for a proof or sanitizer stage that did not pass, its message.
+Usage: verdicts.py SOLUTIONS_DIR RECORDS.jsonl..."""
+import glob
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from evaluation_records import read_evaluations  # noqa: E402
+
+
+def expected_verdicts(solutions_dir):
+    expect = {}
+    for path in glob.glob(os.path.join(solutions_dir, "*", "*.cu")) + glob.glob(
+        os.path.join(solutions_dir, "..", "tests", "controls", "data", "*.cu")
+    ):
+        with open(path, errors="replace") as f:
+            match = re.search(r"expect=([A-Z_]+)", f.readline())
+        if match:
+            expect[os.path.basename(path)] = match.group(1)
+    return expect
+
+
+def headline_speedup(record):
+    for workload in record.get("workloads", []):
+        if workload.get("headline"):
+            return workload.get("speedup")
+    return None
+
+
+def main():
+    expect = expected_verdicts(sys.argv[1])
+    bad = 0
+    for path in sys.argv[2:]:
+        if not os.path.exists(path):
+            print(f"-- {path}: no records")
+            continue
+        try:
+            records = read_evaluations(path)
+        except ValueError as error:
+            print(f"-- {path}: unreadable ({error})")
+            continue
+        for record in records:
+            name = os.path.basename(record.get("source_name", "?"))
+            want = expect.get(name, "PASSED")
+            ok = record.get("verdict") == want
+            bad += not ok
+            stages = " ".join(
+                f"{s['stage'][:5]}={s['status'][:4]}:{s.get('seconds', 0):.1f}"
+                for s in record.get("stages", [])
+            )
+            print(
+                "ok " if ok else "BAD",
+                name,
+                record.get("task"),
+                record.get("verdict"),
+                "expect",
+                want,
+                f"wall={record.get('wall_seconds', 0):.1f}",
+                f"speedup={headline_speedup(record)}",
+                record.get("sandbox"),
+                stages,
+            )
+            if not ok:
+                print("    ", (record.get("message") or "")[:700])
+            for stage in record.get("stages", []):
+                if stage["stage"] in ("dynamic_sass", "sanitize") and stage["status"] != "passed":
+                    print("    ", stage["stage"], stage.get("message", "")[:600])
+    print(f"{bad} record(s) differ from their expected verdict")
+
+
+if __name__ == "__main__":
+    main()
