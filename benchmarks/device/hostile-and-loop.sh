@@ -32,27 +32,7 @@ while [ -n "$(jobs -r)" ]; do sleep 10; archive; done
 wait; archive
 cat "$out/batch3-summary.txt"
 grep -hE '^\[  (PASSED|FAILED)|FAILED|Failure' "$out"/F-hostile.log "$out"/G-backward-cli.log | head -30
-python3 - "$out" "$S" <<'PY'
-import json, sys, re, glob, os
-expect = {}
-for p in glob.glob(sys.argv[2] + "/*/*.cu"):
-    m = re.search(r"expect=([A-Z_]+)", open(p).readline())
-    if m: expect[os.path.basename(p)] = m.group(1)
-for f in [sys.argv[1] + "/E-c.jsonl", sys.argv[1] + "/D-two-kernels-strict.jsonl", sys.argv[1] + "/D-bwd-strict.jsonl"]:
-    if not os.path.exists(f): continue
-    for line in open(f):
-        line = line.strip()
-        if not line.startswith("{"): continue
-        r = json.loads(line)
-        name = os.path.basename(r.get("source_name", "?"))
-        w = [x for x in r.get("workloads", []) if x.get("headline")]
-        sp = w[0].get("speedup") if w else None
-        ok = "ok " if expect.get(name, "PASSED") == r["verdict"] else "BAD"
-        st = " ".join(f"{s['stage'][:5]}={s['status'][:4]}:{s.get('seconds',0):.1f}" for s in r.get("stages", []))
-        print(ok, name, r["verdict"], "expect", expect.get(name, "PASSED"), f"wall={r.get('wall_seconds',0):.1f} speedup={sp}", st)
-        if ok == "BAD": print("   ", (r.get("message") or "")[:700])
-        for s in r.get("stages", []):
-            if s["stage"] in ("dynamic_sass", "sanitize") and s["status"] != "passed": print("    ", s["stage"], s["message"][:500])
-PY
+python3 "$tree/benchmarks/device/verdicts.py" "$S" "$out/E-c.jsonl" "$out/D-two-kernels-strict.jsonl" \
+  "$out/D-bwd-strict.jsonl"
 cat "$out"/E-c.skipped 2>/dev/null
 tail -12 "$out/L-loop.log"

@@ -61,26 +61,7 @@ json.dump(c, open('$g/fixit/catalog.json','w'), indent=1)"
 while [ -n "$(jobs -r)" ]; do sleep 10; archive; done
 wait; archive
 cat "$out/batch2-summary.txt"
-for f in "$out"/E-*.jsonl "$out"/D-bwd-off.jsonl; do
-  python3 - "$f" "$S" <<'PY'
-import json, sys, re, glob, os
-expect = {}
-for p in glob.glob(sys.argv[2] + "/*/*.cu"):
-    m = re.search(r"expect=([A-Z_]+)", open(p).readline())
-    if m: expect[os.path.basename(p)] = m.group(1)
-for line in open(sys.argv[1]):
-    line = line.strip()
-    if not line.startswith("{"): continue
-    r = json.loads(line)
-    name = os.path.basename(r.get("source_name", "?"))
-    w = [x for x in r.get("workloads", []) if x.get("headline")]
-    sp = w[0].get("speedup") if w else None
-    ok = "ok " if expect.get(name) == r["verdict"] else "BAD"
-    st = " ".join(f"{s['stage'][:5]}={s['status'][:4]}:{s.get('seconds',0):.1f}" for s in r.get("stages", []))
-    print(ok, name, r["verdict"], "expect", expect.get(name), f"wall={r.get('wall_seconds',0):.1f} speedup={sp}", st)
-    if ok == "BAD": print("   ", (r.get("message") or "")[:500])
-PY
-done
+python3 "$tree/benchmarks/device/verdicts.py" "$S" "$out"/E-*.jsonl "$out/D-bwd-off.jsonl"
 cat "$out"/E-*.skipped 2>/dev/null
 grep -hE '^\[  (PASSED|FAILED)|FAILED' "$out"/G-*.log | head -40
 tail -5 "$out/H-fixit-cycle.log"; tail -25 "$out/H-serve.log"; cat "$out/D-diag.txt"

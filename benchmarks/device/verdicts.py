@@ -24,6 +24,10 @@ def expected_verdicts(solutions_dir):
     return expect
 
 
+def one_line(text, limit):
+    return " | ".join(line.strip() for line in text.splitlines() if line.strip())[:limit]
+
+
 def headline_speedup(record):
     for workload in record.get("workloads", []):
         if workload.get("headline"):
@@ -65,10 +69,10 @@ def main():
                 stages,
             )
             if not ok:
-                print("    ", (record.get("message") or "")[:700])
+                print("    ", one_line(record.get("message") or "", 700))
             for stage in record.get("stages", []):
                 if stage["stage"] in ("dynamic_sass", "sanitize") and stage["status"] != "passed":
-                    print("    ", stage["stage"], stage.get("message", "")[:600])
+                    print("    ", stage["stage"], one_line(stage.get("message", ""), 600))
     print(f"{bad} record(s) differ from their expected verdict")
 
 
