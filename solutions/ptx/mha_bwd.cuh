@@ -16,6 +16,7 @@
 #include <mutex>
 #include <utility>
 
+#include "bulk_copy.cuh"
 #include "fence.cuh"
 #include "mbarrier.cuh"
 #include "red.cuh"
@@ -54,7 +55,7 @@ struct Config {
 
   static constexpr int kBlockN = 128;                        // keys per CTA
   static constexpr int kBlockM = kHeadDim <= 64 ? 128 : 64;  // queries per step (registers)
-  static constexpr int kStages = 2;                          // Q/dO ring
+  static constexpr int kStages = 2;                          // Q/dO/LSE/Δ ring
 
   static constexpr int kWarpgroupThreads = 128;
   static constexpr int kConsumers = 2;
@@ -85,7 +86,7 @@ struct Config {
   static constexpr uint32_t kPanelBytesKV = kBlockN * kPanelCols * 2;
   static constexpr uint32_t kPanelBytesQ = kBlockM * kPanelCols * 2;
   static constexpr uint32_t kKVBytes = 2 * kPanels * kPanelBytesKV;
-  static constexpr uint32_t kStageBytes = 2 * kPanels * kPanelBytesQ;
+  static constexpr uint32_t kStageBytes = 2 * kPanels * kPanelBytesQ + 2 * kBlockM * 4;
 
   static_assert(kHeadDim % kWgmmaK == 0 && kHeadDim <= 128, "head dim: multiple of 16, <= 128");
   static_assert(kKeysPerConsumer == 64, "each consumer owns one m64 block of keys");
@@ -108,11 +109,10 @@ struct alignas(1024) SharedStorage {
   // dS [queries, keys] for dQ = dS·K, double-buffered; panel p holds consumer p's 64 keys.
   bf16 ds[2][C::kConsumers][C::kBlockM * C::kPanelCols];
   float dq[C::kDqTmaReduce ? C::kConsumers : 1][C::kDqBoxes][64 * C::kDqBoxCols];
-  // The step's LSE and Δ, [buffer][consumer][0: LSE, 1: Δ][query]: each consumer copies its own
-  // from global memory (see consume()), double-buffered like dS.
-  float stats[2][C::kConsumers][2][C::kBlockM];
+  float lse[C::kStages][C::kBlockM];
+  float delta[C::kStages][C::kBlockM];
   uint64_t kv_full;            // K and V landed
-  uint64_t full[C::kStages];   // Q and dO of stage s landed
+  uint64_t full[C::kStages];   // Q, dO, LSE, Δ of stage s landed
   uint64_t empty[C::kStages];  // both consumers done with stage s
 };
 
@@ -125,7 +125,6 @@ constexpr int shared_memory_bytes() {
 enum NamedBarrier : uint32_t {
   kDsWrittenBarrier = 1,  // both consumers: dS is in shared memory
   kDqStagingBase = 2,     // + consumer: its dQ staging buffer is written
-  kStatsBase = 4,         // + consumer: its copy of the step's LSE and Δ is written
 };
 
 struct PipelineState {
@@ -188,11 +187,12 @@ __device__ __forceinline__ void fragment(const uint32_t (&packed)[kRegs], int st
   a[3] = packed[4 * step + 3];
 }
 
-// One thread of warpgroup 0 issues every copy: K and V once, then Q and dO per step.
+// One thread of warpgroup 0 issues every copy: K and V once, then Q, dO, LSE and Δ per step.
 template <class C>
 __device__ __forceinline__ void produce(SharedStorage<C>& smem, const CUtensorMap* map_q,
                                         const CUtensorMap* map_k, const CUtensorMap* map_v,
-                                        const CUtensorMap* map_do, int row0, int n0, int num_m) {
+                                        const CUtensorMap* map_do, const float* lse,
+                                        const float* delta, int row0, int n0, int num_m) {
   ptx::tma_prefetch_descriptor(map_q);
   ptx::tma_prefetch_descriptor(map_k);
   ptx::tma_prefetch_descriptor(map_v);
@@ -213,6 +213,8 @@ __device__ __forceinline__ void produce(SharedStorage<C>& smem, const CUtensorMa
       ptx::tma_load_2d(smem.q[state.stage][p], map_q, full, p * C::kPanelCols, row);
       ptx::tma_load_2d(smem.d_o[state.stage][p], map_do, full, p * C::kPanelCols, row);
     }
+    ptx::bulk_load(smem.lse[state.stage], lse + row, C::kBlockM * 4, full);
+    ptx::bulk_load(smem.delta[state.stage], delta + row, C::kBlockM * 4, full);
     state.advance<C::kStages>();
   }
 }
@@ -258,9 +260,8 @@ __device__ __forceinline__ void add_dq_by_tma(SharedStorage<C>& smem, const CUte
 // Consumer warpgroup `consumer`: keys [n0 + 64·consumer, +64) of the CTA's tile.
 template <class C>
 __device__ __forceinline__ void consume(SharedStorage<C>& smem, const CUtensorMap* map_dq,
-                                        const float* lse, const float* delta, float* dq_accum,
-                                        bf16* dk, bf16* dv, int row0, int n0, int num_m,
-                                        float scale, int consumer, int thread_in_wg) {
+                                        float* dq_accum, bf16* dk, bf16* dv, int row0, int n0,
+                                        int num_m, float scale, int consumer, int thread_in_wg) {
   const int warp = thread_in_wg / 32;
   const int lane = thread_in_wg % 32;
   const int quad_col = 2 * (lane % 4);        // first column of the thread in each 8-block
@@ -268,8 +269,6 @@ __device__ __forceinline__ void consume(SharedStorage<C>& smem, const CUtensorMa
   const int key = n0 + C::kKeysPerConsumer * consumer + frag_row;  // and key + 8
   constexpr float kLog2e = 1.4426950408889634f;
   const float scale_log2 = scale * kLog2e;
-  constexpr int kStatsPerThread = 2 * C::kBlockM / C::kWarpgroupThreads;
-  static_assert(2 * C::kBlockM % C::kWarpgroupThreads == 0, "LSE and Δ: whole loads a thread");
 
   float dv_acc[C::kGradRegs];
   float dk_acc[C::kGradRegs];
@@ -285,17 +284,6 @@ __device__ __forceinline__ void consume(SharedStorage<C>& smem, const CUtensorMa
   int buffer = 0;
   for (int m = first_query_tile<C>(n0); m < num_m; ++m) {
     const int m0 = m * C::kBlockM;
-    // This step's LSE and Δ: loaded now, stored to shared memory while the first MMAs run. Plain
-    // loads and a named barrier, not a bulk copy on the stage's mbarrier: compute-sanitizer's
-    // racecheck does not see that wait as ordering generic reads after the async-proxy write
-    // (it reported every read as a hazard).
-    float stats[kStatsPerThread];
-#pragma unroll
-    for (int i = 0; i < kStatsPerThread; ++i) {
-      const int index = thread_in_wg + i * C::kWarpgroupThreads;  // < 2 · kBlockM
-      const float* rows = index < C::kBlockM ? lse : delta;
-      stats[i] = rows[row0 + m0 + index % C::kBlockM];
-    }
     ptx::mbarrier_wait_parity(&smem.full[state.stage], state.phase);
 
     // Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ (rows: this consumer's keys; columns: the step's queries).
@@ -318,20 +306,12 @@ __device__ __forceinline__ void consume(SharedStorage<C>& smem, const CUtensorMa
           ptx::wgmma_desc_k_major_sw128(smem.d_o[state.stage][panel]) + 2 * step, ks > 0);
     }
     ptx::wgmma_commit_group();
-    // Double-buffered: a thread writes buffer b again two steps later, after the barrier of the
-    // step between, which every thread reaches only once it has read buffer b.
-#pragma unroll
-    for (int i = 0; i < kStatsPerThread; ++i) {
-      const int index = thread_in_wg + i * C::kWarpgroupThreads;
-      smem.stats[buffer][consumer][index / C::kBlockM][index % C::kBlockM] = stats[i];
-    }
-    ptx::named_barrier_sync(kStatsBase + consumer, C::kWarpgroupThreads);
 
     // Pᵀ = exp(scale·Sᵀ − LSE[query]) in place, while dPᵀ still runs; causal: zero where
     // key > query (diagonal tiles only).
     ptx::wgmma_wait_group<1>();
     const bool diagonal = C::kCausal && n0 + C::kBlockN - 1 > m0;
-    const float* lse = smem.stats[buffer][consumer][0];
+    const float* lse = smem.lse[state.stage];
 #pragma unroll
     for (int j = 0; j < C::kBlockM / 8; ++j) {
       const int col = 8 * j + quad_col;
@@ -353,7 +333,7 @@ __device__ __forceinline__ void consume(SharedStorage<C>& smem, const CUtensorMa
     // dSᵀ = Pᵀ ∘ (dPᵀ − Δ[query]); P and dS packed to bf16 as they are produced, so that the
     // fp32 tiles die along the way (registers: dK, dV, Sᵀ and dPᵀ are live at the start).
     ptx::wgmma_wait_group<0>();
-    const float* delta = smem.stats[buffer][consumer][1];
+    const float* delta = smem.delta[state.stage];
     uint32_t p_packed[C::kScoreRegs / 2];
     uint32_t ds_packed[C::kScoreRegs / 2];
 #pragma unroll
@@ -425,7 +405,7 @@ __device__ __forceinline__ void consume(SharedStorage<C>& smem, const CUtensorMa
     }
     ptx::wgmma_commit_group();
     ptx::wgmma_wait_group<0>();
-    // dV, dK and dQ have read Q, dO and dS: hand the stage back.
+    // dV, dK and dQ have read Q, dO and dS; LSE and Δ were read above: hand the stage back.
     if (thread_in_wg == 0) ptx::mbarrier_arrive(&smem.empty[state.stage]);
 
     // Accumulate the partial into the fp32 dQ workspace (other CTAs add theirs concurrently).
@@ -504,11 +484,11 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   if (warpgroup == 0) {
     ptx::setmaxnreg_dec<C::kProducerRegisters>();
     if (thread_in_wg == 0) {
-      produce<C>(smem, &map_q, &map_k, &map_v, &map_do, row0, n0, num_m);
+      produce<C>(smem, &map_q, &map_k, &map_v, &map_do, lse, delta, row0, n0, num_m);
     }
   } else {
     ptx::setmaxnreg_inc<C::kConsumerRegisters>();
-    consume<C>(smem, &map_dq, lse, delta, dq_accum, dk, dv, row0, n0, num_m, scale, warpgroup - 1,
+    consume<C>(smem, &map_dq, dq_accum, dk, dv, row0, n0, num_m, scale, warpgroup - 1,
                thread_in_wg);
   }
 }
