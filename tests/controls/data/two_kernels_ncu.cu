@@ -168,8 +168,8 @@ inline void gemm(const void* a, const void* b, void* c, Shape shape, cudaStream_
 namespace prologue {
 
 // Clears C. Each block first passes an mbarrier phase (one arrival, no bytes) before writing:
-// the core task requests SYNCS, which ncu cannot count, so this kernel, the one the probe sees,
-// is where SYNCS is measured; GMMA and TMA execute only in the GEMM, where only ncu sees them.
+// the core task requests SYNCS, which the probe measures in this kernel, the one it sees; GMMA,
+// TMA and the GEMM's own SYNCS execute in the GEMM, where only ncu sees them.
 __global__ void __launch_bounds__(honest::kThreads)
     clear_output(honest::bf16* c, int64_t elements) {
   __shared__ uint64_t ready;

@@ -120,7 +120,8 @@ TEST(NcuCounts, RunsNcuAroundTheProgramWithADeadline) {
   EXPECT_EQ(argv.front(), "/usr/local/cuda/bin/ncu");
   EXPECT_NE(std::find(argv.begin(), argv.end(),
                       "smsp__sass_inst_executed_op_shared_gmma.sum,smsp__sass_inst_executed_op_"
-                      "tma.sum,smsp__sass_inst_executed.sum"),
+                      "tma.sum,smsp__sass_inst_executed.sum,"
+                      "sass__inst_executed_per_opcode_with_modifier_all"),
             argv.end());
   EXPECT_EQ(argv[argv.size() - 2], "/opt/ptxbench/bin/ptxbench-worker");
   EXPECT_EQ(argv.back(), "candidate");
@@ -147,13 +148,14 @@ TEST(NcuCounts, TheSandboxSeesTheInstallationBehindTheLauncher) {
 
 // Each flag as `ncu --help` of Nsight Compute 2025.3 spells it, the program last.
 TEST(NcuCounts, ArgumentsAreExactlyTheDocumentedFlags) {
-  EXPECT_EQ(ncu_arguments(request()),
-            (std::vector<std::string>{
-                "/usr/local/cuda/bin/ncu", "--clock-control", "none", "--metrics",
-                "smsp__sass_inst_executed_op_shared_gmma.sum,smsp__sass_inst_executed_op_tma.sum,"
-                "smsp__sass_inst_executed.sum",
-                "--csv", "--page", "raw", "--print-units", "base", "--print-kernel-base", "mangled",
-                "/opt/ptxbench/bin/ptxbench-worker", "candidate"}));
+  EXPECT_EQ(
+      ncu_arguments(request()),
+      (std::vector<std::string>{
+          "/usr/local/cuda/bin/ncu", "--clock-control", "none", "--metrics",
+          "smsp__sass_inst_executed_op_shared_gmma.sum,smsp__sass_inst_executed_op_tma.sum,"
+          "smsp__sass_inst_executed.sum,sass__inst_executed_per_opcode_with_modifier_all",
+          "--print-metric-instances", "details", "--csv", "--page", "raw", "--print-units", "base",
+          "--print-kernel-base", "mangled", "/opt/ptxbench/bin/ptxbench-worker", "candidate"}));
 }
 
 // Sets an environment variable for one scope.
@@ -233,7 +235,8 @@ TEST(NcuCounts, TimeoutIsAnError) {
   EXPECT_FALSE(run_ncu_counts(runner, request()));
 }
 
-// The probe failed outright: ncu proves GMMA and TMA; SYNCS stays unmeasured.
+// The probe failed outright and ncu printed no per-opcode counts: ncu proves GMMA and TMA; SYNCS
+// stays unmeasured.
 TEST(NcuFallback, FillsAFailedProbeAndLeavesOtherFamiliesUnmeasured) {
   sass::SassModule module;
   module.kernels.push_back(tensor_core_kernel());
@@ -257,7 +260,7 @@ TEST(NcuFallback, FillsAFailedProbeAndLeavesOtherFamiliesUnmeasured) {
   EXPECT_TRUE(family(proof, "GMMA").substantial);
   EXPECT_EQ(family(proof, "TMA").executed_count, 32);
   EXPECT_TRUE(family(proof, "TMA").substantial);
-  EXPECT_FALSE(family(proof, "SYNCS").executed_count) << "ncu cannot count SYNCS";
+  EXPECT_FALSE(family(proof, "SYNCS").executed_count) << "no per-opcode counts, no SYNCS";
   EXPECT_FALSE(proof.conclusive);
   EXPECT_FALSE(proof.requested_measured_short);
   EXPECT_NE(proof.message.find("GMMA: executions measured by ncu"), std::string::npos)
@@ -373,6 +376,137 @@ TEST(NcuFallback, AMeasuredZeroIsNotExecuted) {
   EXPECT_TRUE(proof.requested_measured_short);
   EXPECT_NE(proof.message.find("GMMA: present (16 instructions), not executed"), std::string::npos)
       << proof.message;
+}
+
+// The per-opcode cell as ncu 2025.3.1 printed it on the H200 (with --print-metric-instances
+// details): the total, then each opcode with its modifiers.
+TEST(NcuOpcodeInstances, ReadsEachOpcodeAndChecksTheTotal) {
+  const auto counts = parse_ncu_opcode_instances(
+      "491,520 (LDC: 65,536; EXIT: 65,536; ULDC.64: 32,768; ULDC: 32,768; STG.E: 32,768; S2UR: "
+      "32,768; S2R: 32,768; LDG.E: 32,768; LDC.64: 32,768; ISETP.GE.AND: 32,768; IMAD.WIDE: "
+      "32,768; IMAD: 32,768; FADD: 32,768)");
+  ASSERT_TRUE(counts);
+  EXPECT_EQ(counts->size(), 13u);
+  EXPECT_EQ(counts->at("ISETP.GE.AND"), 32768);
+  EXPECT_EQ(counts->at("LDC"), 65536);
+  // A list that does not add up (cut short, misread) proves nothing.
+  EXPECT_FALSE(parse_ncu_opcode_instances("491,520 (LDC: 65,536; EXIT: 65,536)"));
+  EXPECT_FALSE(parse_ncu_opcode_instances("491,520"));  // the instances were not printed
+  EXPECT_FALSE(parse_ncu_opcode_instances("n/a"));
+  EXPECT_FALSE(parse_ncu_opcode_instances("12 (IMAD 12)"));
+  EXPECT_FALSE(parse_ncu_opcode_instances("12 (IMAD: 12"));
+  EXPECT_FALSE(parse_ncu_opcode_instances("12 (: 12)"));
+  const auto none = parse_ncu_opcode_instances("0");
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+}
+
+std::string test_data(const std::string& name) {
+  auto text = util::read_file(std::filesystem::path(PTXBENCH_TEST_DATA_DIR) / "ncu" / name);
+  EXPECT_TRUE(text) << name;
+  return text ? *text : std::string();
+}
+
+// The raw page ncu printed on the H200 for benchmarks/device/tool-facts/two_kernels.cu: a plain
+// kernel, then two launches of a kernel that waits on an mbarrier (SYNCS in its SASS).
+TEST(NcuRawCsv, ReadsThePerOpcodeCountsNcuPrintedOnTheH200) {
+  const auto counts = parse_ncu_raw_csv(test_data("two_kernels_per_opcode.csv"));
+  ASSERT_TRUE(counts) << counts.error().message;
+  ASSERT_EQ(counts->size(), 2u);
+  const NcuKernelCounts& plain = (*counts)[0];
+  const NcuKernelCounts& waiting = (*counts)[1];
+  EXPECT_EQ(plain.kernel, "_Z9plain_addPfi");
+  EXPECT_EQ(plain.launches_without_opcodes, 0);
+  EXPECT_EQ(plain.per_opcode.count("SYNCS.EXCH.64"), 0u);
+  EXPECT_EQ(waiting.kernel, "_Z11on_mbarrierPfi");
+  EXPECT_EQ(waiting.launches, 2);
+  EXPECT_EQ(waiting.launches_without_opcodes, 0);
+  // One mbarrier.init and one arrive per warp and launch (8192 blocks x 4 warps x 2 launches).
+  EXPECT_EQ(waiting.per_opcode.at("SYNCS.EXCH.64"), 65536);
+  EXPECT_EQ(waiting.per_opcode.at("SYNCS.ARRIVE.TRANS64.A1T0"), 65536);
+  EXPECT_GE(waiting.per_opcode.at("SYNCS.PHASECHK.TRANS64.TRYWAIT"), 65536);
+
+  // Every family of the later kernel is measured: SYNCS counted, GMMA a measured zero.
+  const sass::SassKernel kernel =
+      make_kernel("_Z11on_mbarrierPfi", {"SYNCS.EXCH.64", "SYNCS.ARRIVE.TRANS64.A1T0",
+                                         "SYNCS.PHASECHK.TRANS64.TRYWAIT", "LDS", "STG.E"});
+  const KernelExecution execution = execution_from_ncu(*counts, kernel, arch::Arch::kHopper);
+  EXPECT_EQ(execution.evidence, ExecutionEvidence::kMeasured);
+  EXPECT_FALSE(execution.measured_families) << "every family measured";
+  EXPECT_GE(execution.executions.at("SYNCS"), 3 * 65536);
+  EXPECT_TRUE(execution.measures("GMMA"));
+  EXPECT_EQ(execution.executions.count("GMMA"), 0u);
+  EXPECT_NE(execution.note.find("per-opcode"), std::string::npos) << execution.note;
+}
+
+// A raw page like the H200's for a two-kernel candidate: the per-opcode column gives the later
+// kernel's SYNCS and its GMMA FLOPs from the executed shape.
+std::string raw_csv_with_opcodes(const std::string& gemm_opcodes) {
+  std::string csv =
+      "\"ID\",\"Kernel Name\",\"sass__inst_executed_per_opcode_with_modifier_all\","
+      "\"smsp__sass_inst_executed.sum\",\"smsp__sass_inst_executed_op_shared_gmma.sum\","
+      "\"smsp__sass_inst_executed_op_tma.sum\"\n"
+      "\"\",\"\",\"\",\"inst\",\"inst\",\"inst\"\n";
+  csv += "\"0\",\"" + kFfma + "\",\"68 (FFMA: 64; SYNCS.ARRIVE.TRANS64: 4)\",\"68\",\"0\",\"0\"\n";
+  csv += "\"1\",\"" + kGemm + "\",\"" + gemm_opcodes + "\",\"12,480\",\"256\",\"32\"\n";
+  return csv;
+}
+
+TEST(NcuFallback, PerOpcodeCountsProveEveryFamilyOfALaterKernel) {
+  sass::SassModule module;
+  module.kernels.push_back(make_kernel(kFfma, {"LDC", "FFMA", "SYNCS.ARRIVE.TRANS64", "STG.E"}));
+  module.kernels.push_back(tensor_core_kernel());
+  ProbeReport report;
+  report.kernel = kFfma;
+  report.launched = true;
+  report.launches = 1;
+  report.launched_functions = {kFfma, kGemm};
+  report.candidate_crc = 7;
+  report.metrics = {"smsp__sass_inst_executed"};
+  report.records = {{.cubin_crc = 7, .function = kFfma, .pc_offset = 0x10, .counts = {64}}};
+  auto kernels = executions_from_probe(report, module, arch::Arch::kHopper);
+  ASSERT_EQ(kernels[1].evidence, ExecutionEvidence::kInconclusive);
+
+  testing::ScriptedRunner runner;
+  runner.on("--csv",
+            testing::exited(
+                0, raw_csv_with_opcodes("300 (HGMMA.64x64x16.F32.BF16: 256; UTMALDG.2D: 32; "
+                                        "SYNCS.EXCH.64: 4; SYNCS.PHASECHK.TRANS64.TRYWAIT: 8)")));
+  fill_inconclusive_with_ncu(runner, request(), module, arch::Arch::kHopper, kernels);
+  ASSERT_EQ(kernels[1].method, "ncu");
+  const ExecutionProof proof =
+      judge_execution(module, kernels, {"GMMA", "TMA", "SYNCS"}, 2 * kSmallGemmFlops);
+  EXPECT_TRUE(proof.all_requested_substantial()) << proof.message;
+  EXPECT_EQ(family(proof, "SYNCS").executed_count, 12);  // the later kernel's, by ncu
+  EXPECT_EQ(family(proof, "GMMA").executed_count, 256);
+  ASSERT_TRUE(family(proof, "GMMA").flop_share);
+  EXPECT_DOUBLE_EQ(*family(proof, "GMMA").flop_share, 0.5);  // 256 / 4 x 131072 of 2 x 4 M
+
+  // The same candidate with SYNCS absent from the later kernel's counts: a measured zero.
+  testing::ScriptedRunner without_syncs;
+  without_syncs.on("--csv",
+                   testing::exited(0, raw_csv_with_opcodes("288 (HGMMA.64x64x16.F32.BF16: 256; "
+                                                           "UTMALDG.2D: 32)")));
+  auto again = executions_from_probe(report, module, arch::Arch::kHopper);
+  fill_inconclusive_with_ncu(without_syncs, request(), module, arch::Arch::kHopper, again);
+  EXPECT_EQ(again[1].evidence, ExecutionEvidence::kMeasured);
+  EXPECT_TRUE(again[1].measures("SYNCS"));
+  EXPECT_EQ(again[1].executions.count("SYNCS"), 0u);
+}
+
+// A per-opcode list that does not add up leaves that kernel on the op metrics (GMMA and TMA).
+TEST(NcuFallback, AnUnreadablePerOpcodeListFallsBackToTheOpMetrics) {
+  const auto counts = parse_ncu_raw_csv(raw_csv_with_opcodes("300 (HGMMA.64x64x16.F32.BF16: 256)"));
+  ASSERT_TRUE(counts) << counts.error().message;
+  ASSERT_EQ(counts->size(), 2u);
+  EXPECT_EQ((*counts)[1].launches_without_opcodes, 1);
+  const KernelExecution execution =
+      execution_from_ncu(*counts, tensor_core_kernel(), arch::Arch::kHopper);
+  EXPECT_EQ(execution.evidence, ExecutionEvidence::kMeasured);
+  ASSERT_TRUE(execution.measured_families);
+  EXPECT_FALSE(execution.measures("SYNCS"));
+  EXPECT_EQ(execution.executions.at("GMMA"), 256);
+  EXPECT_NE(execution.note.find("GMMA and TMA only"), std::string::npos) << execution.note;
 }
 
 }  // namespace

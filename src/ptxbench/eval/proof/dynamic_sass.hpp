@@ -63,7 +63,8 @@ struct KernelExecution {
   std::int64_t foreign_records = 0;  // records of other modules or functions, ignored
   std::string method = "probe";      // what measured it: "probe" (CUPTI) or "ncu"
   // The families the method can count; nullopt: all of them. A family outside the set stays
-  // unmeasured for this kernel (ncu counts GMMA and TMA only), never "not executed".
+  // unmeasured for this kernel (ncu without its per-opcode counts measures GMMA and TMA only),
+  // never "not executed".
   std::optional<std::set<std::string>> measured_families;
   bool measures(const std::string& family) const {
     return evidence != ExecutionEvidence::kInconclusive &&

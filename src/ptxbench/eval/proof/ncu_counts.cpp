@@ -67,7 +67,43 @@ bool all_digits(std::string_view text) {
          std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
+std::string_view trimmed(std::string_view text) {
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  return text;
+}
+
 }  // namespace
+
+std::optional<std::map<std::string, std::int64_t>> parse_ncu_opcode_instances(
+    std::string_view cell) {
+  const auto open = cell.find('(');
+  const auto total = parse_count(trimmed(cell.substr(0, open)));
+  if (!total) return std::nullopt;
+  std::map<std::string, std::int64_t> counts;
+  if (open == std::string_view::npos) {
+    if (*total == 0) return counts;
+    return std::nullopt;
+  }
+  std::string_view list = trimmed(cell.substr(open + 1));
+  if (list.empty() || list.back() != ')') return std::nullopt;
+  list.remove_suffix(1);
+  std::int64_t sum = 0;
+  while (!list.empty()) {
+    const auto end = std::min(list.find(';'), list.size());
+    const std::string_view entry = trimmed(list.substr(0, end));
+    list = end == list.size() ? std::string_view{} : list.substr(end + 1);
+    const auto colon = entry.rfind(':');
+    if (colon == std::string_view::npos) return std::nullopt;
+    const std::string_view opcode = trimmed(entry.substr(0, colon));
+    const auto count = parse_count(trimmed(entry.substr(colon + 1)));
+    if (opcode.empty() || !count) return std::nullopt;
+    counts[std::string(opcode)] += *count;
+    sum += *count;
+  }
+  if (sum != *total) return std::nullopt;
+  return counts;
+}
 
 util::Expected<std::vector<NcuKernelCounts>> parse_ncu_raw_csv(std::string_view text) {
   std::istringstream lines{std::string(text)};
@@ -84,6 +120,7 @@ util::Expected<std::vector<NcuKernelCounts>> parse_ncu_raw_csv(std::string_view 
   const auto gmma = column(header, kNcuGmmaMetric);
   const auto tma = column(header, kNcuTmaMetric);
   const auto executed = column(header, kNcuExecutedMetric);
+  const auto per_opcode = column(header, kNcuPerOpcodeMetric);
   if (!name || !gmma || !tma || !executed) {
     return util::make_error("the ncu CSV lacks the kernel name or a requested metric column");
   }
@@ -109,6 +146,13 @@ util::Expected<std::vector<NcuKernelCounts>> parse_ncu_raw_csv(std::string_view 
     counts.gmma += *g;
     counts.tma += *t;
     counts.executed += *x;
+    const auto opcodes =
+        per_opcode ? parse_ncu_opcode_instances(fields[*per_opcode]) : std::nullopt;
+    if (!opcodes) {
+      ++counts.launches_without_opcodes;
+      continue;
+    }
+    for (const auto& [opcode, count] : *opcodes) counts.per_opcode[opcode] += count;
   }
   std::vector<NcuKernelCounts> out;
   for (const auto& kernel : order) out.push_back(by_kernel.at(kernel));
@@ -134,8 +178,9 @@ std::filesystem::path resolve_ncu(const std::filesystem::path& ncu) {
 std::vector<std::string> ncu_arguments(const NcuRequest& request) {
   std::vector<std::string> args{
       resolve_ncu(request.ncu).string(), "--clock-control", "none", "--metrics",
-      fmt::format("{},{},{}", kNcuGmmaMetric, kNcuTmaMetric, kNcuExecutedMetric), "--csv", "--page",
-      "raw", "--print-units", "base",
+      fmt::format("{},{},{},{}", kNcuGmmaMetric, kNcuTmaMetric, kNcuExecutedMetric,
+                  kNcuPerOpcodeMetric),
+      "--print-metric-instances", "details", "--csv", "--page", "raw", "--print-units", "base",
       // Mangled names join with the disassembly's kernel names.
       "--print-kernel-base", "mangled"};
   args.insert(args.end(), request.program_argv.begin(), request.program_argv.end());
@@ -191,6 +236,90 @@ util::Expected<std::vector<NcuKernelCounts>> run_ncu_counts(util::ProcessRunner&
   return counts;
 }
 
+namespace {
+
+// FLOPs of `gmma` warp-level GMMA executions from the kernel's static shapes, weighted by their
+// static counts; nullopt when a shape is unreadable. `mixed` tells whether shapes differ.
+std::optional<double> gmma_flops_from_static_shapes(std::int64_t gmma,
+                                                    const sass::SassKernel& kernel, arch::Arch arch,
+                                                    bool& mixed) {
+  double static_flops = 0;
+  std::int64_t static_gmma = 0;
+  std::set<std::string> shapes;
+  for (const auto& instruction : kernel.instructions) {
+    const std::string family =
+        instruction.family.empty() ? sass::family_of(instruction.opcode, arch) : instruction.family;
+    if (family != "GMMA") continue;
+    ++static_gmma;
+    const auto flops = sass::flops_per_execution(instruction.opcode);
+    if (!flops) return std::nullopt;
+    static_flops += *flops;
+    shapes.insert(instruction.opcode);
+  }
+  mixed = shapes.size() > 1;
+  if (static_gmma == 0) return std::nullopt;
+  const double per_instruction = static_flops / static_cast<double>(static_gmma);
+  return static_cast<double>(gmma) * per_instruction / warps_per_tensor_core_op("GMMA");
+}
+
+void add_note(KernelExecution& out, const std::string& note) {
+  if (!out.note.empty()) out.note += "; ";
+  out.note += note;
+}
+
+// Per-opcode counts: every family measured, GMMA FLOPs from each executed shape.
+void count_every_family(const NcuKernelCounts& counts, const sass::SassKernel& kernel,
+                        arch::Arch arch, KernelExecution& out) {
+  out.measured_families.reset();
+  double gmma_flops = 0;
+  std::int64_t gmma_without_shape = 0;
+  for (const auto& [opcode, count] : counts.per_opcode) {
+    const std::string family = sass::family_of(opcode, arch);
+    if (family.empty()) continue;
+    out.executions[family] += count;
+    if (family != "GMMA") continue;
+    if (const auto flops = sass::flops_per_execution(opcode)) {
+      gmma_flops += static_cast<double>(count) * *flops / warps_per_tensor_core_op("GMMA");
+    } else {
+      gmma_without_shape += count;
+    }
+  }
+  add_note(out, "measured by ncu (every family, from its per-opcode counts)");
+  if (gmma_without_shape == 0) {
+    if (gmma_flops > 0) out.tensor_core_flops["GMMA"] = gmma_flops;
+    return;
+  }
+  // ncu named a GMMA without its shape: the static shapes stand in for those executions.
+  bool mixed = false;
+  const auto estimate = gmma_flops_from_static_shapes(gmma_without_shape, kernel, arch, mixed);
+  if (!estimate) {
+    add_note(out, "GMMA without a readable shape: FLOPs unknown");
+    return;
+  }
+  out.tensor_core_flops["GMMA"] = gmma_flops + *estimate;
+  add_note(out, "GMMA FLOPs of executions without a shape estimated from the static shapes");
+}
+
+// The op metrics only: GMMA and TMA measured, every other family left unmeasured.
+void count_gmma_and_tma(const NcuKernelCounts& counts, const sass::SassKernel& kernel,
+                        arch::Arch arch, KernelExecution& out) {
+  out.measured_families = std::set<std::string>{"GMMA", "TMA"};
+  out.executions["GMMA"] = counts.gmma;
+  out.executions["TMA"] = counts.tma;
+  add_note(out, "measured by ncu (GMMA and TMA only: no per-opcode counts)");
+  if (counts.gmma == 0) return;
+  bool mixed = false;
+  const auto flops = gmma_flops_from_static_shapes(counts.gmma, kernel, arch, mixed);
+  if (!flops) {
+    add_note(out, "GMMA without a readable static shape: FLOPs unknown");
+    return;
+  }
+  out.tensor_core_flops["GMMA"] = *flops;
+  if (mixed) add_note(out, "GMMA FLOPs estimated from the static shapes weighted by their counts");
+}
+
+}  // namespace
+
 KernelExecution execution_from_ncu(const std::vector<NcuKernelCounts>& counts,
                                    const sass::SassKernel& kernel, arch::Arch arch) {
   KernelExecution out;
@@ -209,44 +338,10 @@ KernelExecution execution_from_ncu(const std::vector<NcuKernelCounts>& counts,
     return out;
   }
   out.evidence = ExecutionEvidence::kMeasured;
-  out.measured_families = std::set<std::string>{"GMMA", "TMA"};
-  out.executions["GMMA"] = found->gmma;
-  out.executions["TMA"] = found->tma;
-  // FLOPs per warpgroup GMMA from the static shapes, weighted by their static counts.
-  double static_flops = 0;
-  std::int64_t static_gmma = 0;
-  std::set<std::string> shapes;
-  bool unknown_shape = false;
-  for (const auto& instruction : kernel.instructions) {
-    const std::string family =
-        instruction.family.empty() ? sass::family_of(instruction.opcode, arch) : instruction.family;
-    if (family != "GMMA") continue;
-    ++static_gmma;
-    if (const auto flops = sass::flops_per_execution(instruction.opcode)) {
-      static_flops += *flops;
-      shapes.insert(instruction.opcode);
-    } else {
-      unknown_shape = true;
-    }
-  }
-  std::vector<std::string> notes{"measured by ncu (GMMA and TMA only)"};
-  if (found->gmma > 0) {
-    if (unknown_shape || static_gmma == 0) {
-      notes.push_back("GMMA without a readable static shape: FLOPs unknown");
-    } else {
-      const double per_instruction = static_flops / static_cast<double>(static_gmma);
-      out.tensor_core_flops["GMMA"] =
-          static_cast<double>(found->gmma) * per_instruction / warps_per_tensor_core_op("GMMA");
-      if (shapes.size() > 1) {
-        notes.push_back(fmt::format(
-            "GMMA FLOPs estimated from {} static shapes weighted by their static counts",
-            shapes.size()));
-      }
-    }
-  }
-  for (const auto& note : notes) {
-    if (!out.note.empty()) out.note += "; ";
-    out.note += note;
+  if (found->launches_without_opcodes == 0 && !found->per_opcode.empty()) {
+    count_every_family(*found, kernel, arch, out);
+  } else {
+    count_gmma_and_tma(*found, kernel, arch, out);
   }
   return out;
 }

@@ -1,12 +1,14 @@
 // The executed-instruction fallback: Nsight Compute counts per kernel launch. The CUPTI probe
 // (dynamic_sass.hpp) sees only the first kernel function of a process; ncu replays every launch
-// and counts GMMA and TMA warp-level executions by kernel name, so it measures the later kernels
-// of a multi-kernel candidate. It cannot attribute other families (SYNCS, SETMAXNREG, ...): those
-// stay "not measured" for the kernels it proves.
+// and counts warp-level executions per SASS opcode (with its modifiers, as nvdisasm spells them)
+// by kernel name, so it measures every family of the later kernels of a multi-kernel candidate.
+// Without its per-opcode counts (an ncu that does not print them) only GMMA and TMA are
+// measured, from their op metrics; the other families then stay "not measured".
 #pragma once
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,6 +26,10 @@ namespace ptxbench::eval {
 inline constexpr std::string_view kNcuGmmaMetric = "smsp__sass_inst_executed_op_shared_gmma.sum";
 inline constexpr std::string_view kNcuTmaMetric = "smsp__sass_inst_executed_op_tma.sum";
 inline constexpr std::string_view kNcuExecutedMetric = "smsp__sass_inst_executed.sum";
+// An instanced metric: with `--print-metric-instances details` its cell reads
+// "1,246,051 (SYNCS.EXCH.64: 32,768; IMAD: 98,304; ...)", the total then each opcode's count.
+inline constexpr std::string_view kNcuPerOpcodeMetric =
+    "sass__inst_executed_per_opcode_with_modifier_all";
 
 // Summed over every launch of one kernel function (mangled name).
 struct NcuKernelCounts {
@@ -33,12 +39,22 @@ struct NcuKernelCounts {
   std::int64_t tma = 0;         // warp-level executions
   std::int64_t executed = 0;    // all instructions, warp-level
   int unreadable_launches = 0;  // launches whose counts ncu printed as "n/a" or not at all
+  // Warp-level executions per opcode, summed over the launches that printed a readable list.
+  std::map<std::string, std::int64_t> per_opcode;
+  int launches_without_opcodes = 0;  // readable launches whose per-opcode list was not
 };
+
+// One per-opcode cell: opcode -> count. nullopt when it is not "TOTAL (NAME: N; ...)" or when
+// the instances do not add up to the total (a cut or misread list proves nothing). A total of
+// zero may come without a list.
+std::optional<std::map<std::string, std::int64_t>> parse_ncu_opcode_instances(
+    std::string_view cell);
 
 // `ncu --csv --page raw` output: a header row (ID, ..., Kernel Name, ..., metric names), a units
 // row, then one row per launch. Lines before the header (the program's own output, ==PROF==
 // lines) are skipped. Numbers may carry thousands separators. A launch with an unreadable count
-// is counted in unreadable_launches, and such a kernel stays inconclusive.
+// is counted in unreadable_launches, and such a kernel stays inconclusive. The per-opcode column
+// is optional (per_opcode stays empty without it).
 util::Expected<std::vector<NcuKernelCounts>> parse_ncu_raw_csv(std::string_view text);
 
 struct NcuRequest {
@@ -68,9 +84,11 @@ std::vector<std::filesystem::path> ncu_installation_dirs(
 util::Expected<std::vector<NcuKernelCounts>> run_ncu_counts(util::ProcessRunner& runner,
                                                             const NcuRequest& request);
 
-// ncu's counts for one kernel of the candidate's module: GMMA and TMA measured (GMMA FLOPs from
-// the kernel's static GMMA shapes), every other family left unmeasured. A kernel ncu did not see
-// stays inconclusive: ncu may have stopped early, so absence proves nothing.
+// ncu's counts for one kernel of the candidate's module. With per-opcode counts from every
+// launch, every family is measured and GMMA FLOPs come from each executed shape; otherwise GMMA
+// and TMA are measured (GMMA FLOPs from the kernel's static GMMA shapes) and every other family
+// is left unmeasured. A kernel ncu did not see stays inconclusive: ncu may have stopped early,
+// so absence proves nothing.
 KernelExecution execution_from_ncu(const std::vector<NcuKernelCounts>& counts,
                                    const sass::SassKernel& kernel, arch::Arch arch);
 
