@@ -5,25 +5,14 @@
 set -u
 BATCH=batch1 DEFAULT_DEADLINE_S=530
 source "$(dirname "${BASH_SOURCE[0]}")/clock.sh"
-ev() {  # name limit args...
-  local name=$1 limit=$2; shift 2
-  local l; l=$(left); [ "$l" -lt 20 ] && { echo "$name skipped (deadline)" >>"$out/A-summary.txt"; return; }
-  [ "$limit" -gt "$l" ] && limit=$l
-  local s; s=$(now)
-  timeout -k 5 "$limit" "$P" eval "$@" --arch hopper --tasks-dir "$tree/tasks" --json \
-    >"$out/A-$name.jsonl" 2>"$out/A-$name.err"
-  local rc=$?
-  printf '%-28s rc=%-3s %s s\n' "$name" "$rc" "$(secs $s)" >>"$out/A-summary.txt"
-  archive
-}
 G=$tree/solutions/hopper/gemm_bf16_nt_warp_specialized.cu
-ev gemm-strict-cold 120 "$G" --task gemm_n7168_k5120
-ev gemm-strict 120 "$G" --task gemm_n7168_k5120
-ev gemm-off 120 "$G" --task gemm_n7168_k5120 --sandbox off
-ev gemm-strict-again 120 "$G" --task gemm_n7168_k5120
-ev slow-ffma 90 "$tree/tests/eval/gpu_stages/data/gemm_naive.cu" --task gemm_n7168_k5120
+ev A-gemm-strict-cold 120 "$G" gemm_n7168_k5120
+ev A-gemm-strict 120 "$G" gemm_n7168_k5120
+ev A-gemm-off 120 "$G" gemm_n7168_k5120 --sandbox off
+ev A-gemm-strict-again 120 "$G" gemm_n7168_k5120
+ev A-slow-ffma 90 "$tree/tests/eval/gpu_stages/data/gemm_naive.cu" gemm_n7168_k5120
 for t in mha_fwd_lse_d128 mha_fwd_lse_d128_causal mha_bwd_d128 mha_bwd_d128_causal; do
-  ev "$t" 150 "$tree/solutions/hopper/$t.cu" --task "$t"
+  ev "A-$t" 150 "$tree/solutions/hopper/$t.cu" "$t"
 done
 # Throughput: 16 distinct copies of the expert GEMM, compiles overlapped.
 l=$(left)
@@ -31,7 +20,7 @@ if [ "$l" -gt 120 ]; then
   s=$(now)
   RESULTS_DIR="$out/throughput" timeout -k 5 150 bash "$tree/benchmarks/eval_throughput.sh" "$build" 0 16 \
     >"$out/B-throughput.md" 2>"$out/B-throughput.err"
-  printf '%-28s rc=%-3s %s s\n' throughput "$?" "$(secs $s)" >>"$out/A-summary.txt"
+  log throughput "$?" "$s"
   archive
 fi
 # Suites that assert verdicts (their timings unused), in parallel until the deadline.
@@ -46,7 +35,7 @@ suite rule "$build/tests/eval/correctness/gpu/eval_correctness_rule_gpu_test" &
 while [ -n "$(jobs -r)" ]; do sleep 10; archive; done
 wait
 archive
-cat "$out/A-summary.txt" "$out/C-summary.txt" 2>/dev/null
+cat "$out/$BATCH-summary.txt" "$out/C-summary.txt" 2>/dev/null
 for f in "$out"/A-*.jsonl; do
   python3 - "$f" <<'PY'
 import json, sys

@@ -6,15 +6,6 @@ set -u
 BATCH=batch-proof DEFAULT_DEADLINE_S=540
 source "$(dirname "${BASH_SOURCE[0]}")/clock.sh"
 S=$tree/solutions
-ev() {  # name limit file task [args...]: one `ptxbench eval`, alone on the GPU
-  local name=$1 limit=$2 file=$3 task=$4; shift 4
-  local l; l=$(left); [ "$l" -lt 20 ] && { echo "$name not run (deadline)" >>"$out/$BATCH-summary.txt"; return; }
-  [ "$limit" -gt "$l" ] && limit=$l
-  local s; s=$(now)
-  timeout -k 5 "$limit" "$P" eval "$file" --task "$task" --arch hopper --tasks-dir "$tree/tasks" \
-    --json "$@" >"$out/$name.jsonl" 2>"$out/$name.err"
-  log "$name" $? "$s"; archive
-}
 ev two-kernels-strict 90 "$tree/tests/controls/data/two_kernels_ncu.cu" gemm_n7168_k5120
 ev bwd-d128-strict 180 "$S/hopper/mha_bwd_d128.cu" mha_bwd_d128
 s=$(now); timeout -k 5 300 "$build/tests/sandbox/sandbox_gpu_hostile_tests" >"$out/hostile.log" 2>&1
