@@ -2,6 +2,7 @@
 (`expect=VERDICT` on its first line; PASSED when a file has none) and prints one line per record:
 ok/BAD, the file, its verdict, wall time, headline speedup and each stage's status and seconds;
 for a BAD record its message, and for a proof or sanitizer stage that did not pass, its message.
+Exits 1 when some record differs from its expected verdict, so a batch's status says so.
 Usage: verdicts.py SOLUTIONS_DIR RECORDS.jsonl..."""
 import glob
 import os
@@ -74,7 +75,8 @@ def main():
                 if stage["stage"] in ("dynamic_sass", "sanitize") and stage["status"] != "passed":
                     print("    ", stage["stage"], one_line(stage.get("message", ""), 600))
     print(f"{bad} record(s) differ from their expected verdict")
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
