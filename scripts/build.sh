@@ -6,6 +6,9 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Build directories share one compiler cache regardless of their path.
 export CCACHE_NOHASHDIR=true CCACHE_BASEDIR="$root"
+# Precompiled headers (cmake/PtxbenchPch.cmake) are cached only with these sloppiness settings:
+# the .gch is written during the build, newer than the files that include it.
+export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}"
 build_dir="${PTXBENCH_BUILD_DIR:-$root/build}"
 echo "build: configuring $build_dir"
 cmake -S "$root" -B "$build_dir" -G Ninja ${PTXBENCH_CMAKE_ARGS:-} >/dev/null

@@ -1,6 +1,7 @@
 // compute-sanitizer output with lines of a megabyte (a program printing one, a huge kernel name
 // in a location): read like any other line. A regex matcher recursing per character overflowed
 // the stack on such lines and took the judging process down.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -41,9 +42,10 @@ TEST(SanitizerLongLines, RacecheckSummaryAfterAMegabyteOfParentheses) {
 }
 
 TEST(SanitizerLongLines, LocationsWithAMegabyteName) {
-  auto report = report_with_lines({"Invalid __global__ write of size 4 bytes",
-                                   "at " + kMegabyte + "+0x1c0 in candidate.cu:12",
-                                   std::string(1u << 19, 'x') + " at at at at " + kMegabyte});
+  auto report =
+      report_with_lines({"Invalid __global__ write of size 4 bytes",
+                         fmt::format("at {}+0x1c0 in candidate.cu:12", kMegabyte),
+                         fmt::format("{} at at at at {}", std::string(1u << 19, 'x'), kMegabyte)});
   const auto named = kernels_in_errors(report);
   ASSERT_EQ(named.size(), 1u);
   EXPECT_EQ(named[0], kMegabyte);

@@ -1,8 +1,8 @@
 // One check macro per GPU library: the message names the call and the library's error name.
-// They throw (util::throw_check_failure), so they are for ptxbench's own calls; in a worker that
-// has already called the candidate, the worker's top level turns such a failure into the
-// candidate's RUNTIME_ERROR (a sticky fault surfaces in the next call, whoever makes it).
-// The *_WARN twins only print, for destructors.
+// They throw (util::throw_check_failure, which builds the message out of line), so they are for
+// ptxbench's own calls; in a worker that has already called the candidate, the worker's top level
+// turns such a failure into the candidate's RUNTIME_ERROR (a sticky fault surfaces in the next
+// call, whoever makes it). The *_WARN twins only print, for destructors.
 #pragma once
 #include <cublasLt.h>
 #include <cuda.h>
@@ -21,13 +21,12 @@ void warn_failure(const char* file, int line, const char* call, const std::strin
 
 }  // namespace ptxbench::eval::gpu
 
-#define PTXBENCH_GPU_CHECK_IMPL(call, ok, text)                                                  \
-  do {                                                                                           \
-    auto ptxbench_status_ = (call);                                                              \
-    if (ptxbench_status_ != (ok)) {                                                              \
-      ::ptxbench::util::throw_check_failure(__FILE__, __LINE__,                                  \
-                                            std::string(#call) + ": " + text(ptxbench_status_)); \
-    }                                                                                            \
+#define PTXBENCH_GPU_CHECK_IMPL(call, ok, text)                                                 \
+  do {                                                                                          \
+    auto ptxbench_status_ = (call);                                                             \
+    if (ptxbench_status_ != (ok)) {                                                             \
+      ::ptxbench::util::throw_check_failure(__FILE__, __LINE__, #call, text(ptxbench_status_)); \
+    }                                                                                           \
   } while (false)
 
 #define PTXBENCH_GPU_WARN_IMPL(call, ok, text)                                                \
