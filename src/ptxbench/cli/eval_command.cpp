@@ -47,6 +47,7 @@ struct EvalOptions {
   bool no_gpu = false;
   std::string gpus;  // --gpus all|LIST; empty: the default worker
   int compile_timeout_seconds = 180;
+  int racecheck_timeout_seconds = 15;
   std::string correctness_rule;  // empty: each task's tolerance.rule
   std::string sandbox = "strict";
 };
@@ -161,7 +162,10 @@ int run_eval(const EvalOptions& options) {
   std::shared_ptr<util::ProcessRunner> runner = box.worker;
   std::vector<std::shared_ptr<eval::GpuStages>> gpu_slots;  // one per GPU of --gpus
   if (!options.no_gpu) {
-    auto slots = gpus::gpu_slots(options.gpus, runner, *timed);
+    auto slots = gpus::gpu_slots(
+        options.gpus, runner,
+        {.timed_workloads = *timed,
+         .racecheck_timeout = std::chrono::seconds(options.racecheck_timeout_seconds)});
     if (!slots) {
       fmt::print(stderr, "ptxbench eval: {}\n", slots.error().message);
       return kExitUsage;
@@ -262,6 +266,11 @@ void add_eval_command(CLI::App& app, CommandContext& context) {
                   "Workloads the timing stage times: headline (default), all, or a comma list "
                   "of workload names (M8192,M8828; a task lacking one skips it). The verdict "
                   "and headline speedup always come from the headline workload")
+      ->capture_default_str();
+  sub->add_option("--racecheck-timeout", options->racecheck_timeout_seconds,
+                  "Seconds racecheck may take on the smallest workload; past them the sanitize "
+                  "stage reads \"not checked\", never \"passed\" (memcheck has its own 60 s)")
+      ->check(CLI::Range(1, 3600))
       ->capture_default_str();
   sub->callback([options, &context] { context.exit_code = run_eval(*options); });
 }

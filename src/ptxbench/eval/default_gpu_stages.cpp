@@ -33,12 +33,13 @@ std::optional<std::filesystem::path> find_worker() {
 }  // namespace
 
 std::shared_ptr<GpuStages> make_default_gpu_stages(std::shared_ptr<util::ProcessRunner> runner,
-                                                   TimedWorkloads timed_workloads) {
+                                                   GpuStageChoices choices) {
   auto worker = find_worker();
   if (!worker) return nullptr;
   return std::make_shared<worker::WorkerGpuStages>(
       worker::WorkerGpuStagesOptions{.worker = *worker,
-                                     .timed_workloads = std::move(timed_workloads)},
+                                     .racecheck_timeout = choices.racecheck_timeout,
+                                     .timed_workloads = std::move(choices.timed_workloads)},
       std::move(runner));
 }
 

@@ -99,8 +99,8 @@ class Evaluator {
 };
 
 // The GpuStages of this build: the worker-process implementation when ptxbench-worker exists,
-// else nullptr. `timed_workloads`: what the timing stage times besides the headline.
+// else nullptr.
 std::shared_ptr<GpuStages> make_default_gpu_stages(std::shared_ptr<util::ProcessRunner> runner,
-                                                   TimedWorkloads timed_workloads = {});
+                                                   GpuStageChoices choices = {});
 
 }  // namespace ptxbench::eval

@@ -2,12 +2,14 @@
 // dynamic SASS, timing). The real implementation runs the candidate in ptxbench-worker
 // processes; tests substitute a fake.
 #pragma once
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "ptxbench/arch/arch.hpp"
 #include "ptxbench/eval/evaluation.hpp"
+#include "ptxbench/eval/timing/timed_workloads.hpp"
 #include "ptxbench/sass/sass.hpp"
 #include "ptxbench/task/task.hpp"
 
@@ -19,7 +21,14 @@ struct CompiledCandidate {
   std::filesystem::path shared_object;  // built by nvcc, exports __tvm_ffi_run
   std::filesystem::path cubin;          // extracted from it, for the arch
   std::string source_hash;
-  sass::SassModule sass;                // per-kernel, per-pc disassembly of that cubin
+  sass::SassModule sass;  // per-kernel, per-pc disassembly of that cubin
+};
+
+// What a command may choose of the GPU stages.
+struct GpuStageChoices {
+  TimedWorkloads timed_workloads;  // what the timing stage times besides the headline
+  // Racecheck's deadline (docs/gpu-engine.md): past it the check reads "not checked".
+  std::chrono::milliseconds racecheck_timeout{std::chrono::seconds(15)};
 };
 
 class GpuStages {

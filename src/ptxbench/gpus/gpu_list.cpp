@@ -71,11 +71,11 @@ util::ProcessResult PinnedProcessRunner::run(const util::ProcessSpec& spec) {
 
 std::vector<std::shared_ptr<eval::GpuStages>> make_gpu_workers(
     const std::vector<std::string>& devices, std::shared_ptr<util::ProcessRunner> runner,
-    eval::TimedWorkloads timed_workloads) {
+    eval::GpuStageChoices choices) {
   std::vector<std::shared_ptr<eval::GpuStages>> workers;
   for (const auto& device : devices) {
     auto stages = eval::make_default_gpu_stages(
-        std::make_shared<PinnedProcessRunner>(runner, device), timed_workloads);
+        std::make_shared<PinnedProcessRunner>(runner, device), choices);
     if (!stages) return {};
     workers.push_back(std::move(stages));
   }
@@ -84,15 +84,15 @@ std::vector<std::shared_ptr<eval::GpuStages>> make_gpu_workers(
 
 util::Expected<std::vector<std::shared_ptr<eval::GpuStages>>> gpu_slots(
     const std::string& spec, std::shared_ptr<util::ProcessRunner> runner,
-    eval::TimedWorkloads timed_workloads) {
+    eval::GpuStageChoices choices) {
   if (spec.empty()) {
-    auto stages = eval::make_default_gpu_stages(std::move(runner), std::move(timed_workloads));
+    auto stages = eval::make_default_gpu_stages(std::move(runner), choices);
     if (!stages) return std::vector<std::shared_ptr<eval::GpuStages>>{};
     return std::vector<std::shared_ptr<eval::GpuStages>>{std::move(stages)};
   }
   auto devices = parse_gpu_list(spec, *runner);
   if (!devices) return devices.error();
-  return make_gpu_workers(*devices, std::move(runner), std::move(timed_workloads));
+  return make_gpu_workers(*devices, std::move(runner), std::move(choices));
 }
 
 }  // namespace ptxbench::gpus

@@ -38,12 +38,12 @@ class PinnedProcessRunner final : public util::ProcessRunner {
 // worker.
 std::vector<std::shared_ptr<eval::GpuStages>> make_gpu_workers(
     const std::vector<std::string>& devices, std::shared_ptr<util::ProcessRunner> runner,
-    eval::TimedWorkloads timed_workloads = {});
+    eval::GpuStageChoices choices = {});
 
 // The GPU slots of a command: without --gpus (`spec` empty) the build's default worker on
 // whatever GPU it finds; with it, one pinned worker per listed GPU.
 util::Expected<std::vector<std::shared_ptr<eval::GpuStages>>> gpu_slots(
     const std::string& spec, std::shared_ptr<util::ProcessRunner> runner,
-    eval::TimedWorkloads timed_workloads = {});
+    eval::GpuStageChoices choices = {});
 
 }  // namespace ptxbench::gpus

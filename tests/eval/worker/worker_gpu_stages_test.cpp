@@ -335,11 +335,13 @@ std::filesystem::path fake_sanitizer(const std::filesystem::path& dir, int secon
 class WorkerGpuStagesOverlap : public WorkerGpuStagesTest {
  protected:
   Evaluation evaluate_with(const std::string& behaviour, int sanitizer_seconds,
-                           std::shared_ptr<util::ProcessRunner> runner) {
+                           std::shared_ptr<util::ProcessRunner> runner,
+                           std::chrono::milliseconds racecheck_timeout = std::chrono::seconds(15)) {
     WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
                                                   .cache_dir = exchange_.path() / "cache",
                                                   .exchange_root = exchange_.path(),
                                                   .candidate_timeout = std::chrono::seconds(2),
+                                                  .racecheck_timeout = racecheck_timeout,
                                                   .timing_timeout = std::chrono::seconds(3),
                                                   .compute_sanitizer = fake_sanitizer(
                                                       exchange_.path(), sanitizer_seconds),
@@ -375,6 +377,18 @@ TEST_F(WorkerGpuStagesOverlap, AHangStopsTheSanitizerInsteadOfWaitingItOut) {
   EXPECT_EQ(sanitize.status, StageStatus::kNotChecked);
   EXPECT_NE(sanitize.message.find("stopped"), std::string::npos) << sanitize.message;
   EXPECT_FALSE(exchange_left_behind());
+}
+
+// `ptxbench eval --racecheck-timeout`: racecheck past its deadline is "not checked", and the
+// verdict does not wait for it.
+TEST_F(WorkerGpuStagesOverlap, RacecheckPastItsConfiguredDeadlineIsNotChecked) {
+  Evaluation e = evaluate_with("pass", 3, std::make_shared<util::SystemProcessRunner>(),
+                               std::chrono::seconds(1));
+  EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  const StageRecord& sanitize = *e.find_stage(Stage::kSanitize);
+  EXPECT_EQ(sanitize.status, StageStatus::kNotChecked) << sanitize.message;
+  EXPECT_NE(sanitize.message.find("racecheck (timed out"), std::string::npos) << sanitize.message;
+  EXPECT_NE(sanitize.message.find("memcheck: clean"), std::string::npos) << sanitize.message;
 }
 
 }  // namespace

@@ -138,6 +138,7 @@ struct WorkerGpuStages::Run {
                              .program_stdin = std::move(small.stdin_text),
                              .env = self.options_.worker_env,
                              .read_paths = std::move(small.read_paths),
+                             .racecheck_timeout = self.options_.racecheck_timeout,
                              .stop = std::move(stop)};
     request.harness_kernel_substring = harness_kernel_substring(jobs.front().op_type, out.own);
     out.harness_kernel_substring = request.harness_kernel_substring;

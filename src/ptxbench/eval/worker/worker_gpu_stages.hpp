@@ -43,6 +43,7 @@ struct WorkerGpuStagesOptions {
   std::chrono::milliseconds judge_timeout{std::chrono::seconds(300)};
   std::chrono::milliseconds probe_timeout{std::chrono::seconds(120)};
   std::chrono::milliseconds ncu_timeout{std::chrono::seconds(120)};
+  std::chrono::milliseconds racecheck_timeout{std::chrono::seconds(15)};  // then "not checked"
   std::chrono::milliseconds timing_timeout{std::chrono::seconds(120)};
   std::chrono::milliseconds call_timeout{std::chrono::seconds(20)};  // one run() and its kernels
   std::uint64_t device_memory_limit_bytes = 0;  // beyond the harness's tensors; 0: no cap
