@@ -119,44 +119,50 @@ TEST_F(HostileCandidate, PtraceIsRefused) {
   EXPECT_TRUE(r.succeeded()) << r.stdout_text;
 }
 
+// A listening TCP socket on the judge's loopback: what a candidate must not reach.
+struct LoopbackListener {
+  int fd = -1;
+  int port = 0;
+  LoopbackListener() {
+    fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 4) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+      return;
+    port = ntohs(addr.sin_port);
+  }
+  ~LoopbackListener() {
+    if (fd >= 0) ::close(fd);
+  }
+  LoopbackListener(const LoopbackListener&) = delete;
+  LoopbackListener& operator=(const LoopbackListener&) = delete;
+};
+
 TEST_F(HostileCandidate, NoNetworkSocketToTheJudge) {
-  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
-  ASSERT_GE(listener, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(listener, 4), 0);
-  socklen_t len = sizeof addr;
-  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
-  auto r = attack("socket", ntohs(addr.sin_port));
+  const LoopbackListener listener;
+  ASSERT_GT(listener.port, 0);
+  auto r = attack("socket", listener.port);
   EXPECT_TRUE(r.succeeded()) << r.stdout_text;
   EXPECT_NE(r.stdout_text.find("refused"), std::string::npos) << r.stdout_text;
-  ::close(listener);
 }
 
 // ncu talks to the process it profiles over TCP on loopback, so its run may open IP sockets:
 // they reach only the sandbox's own loopback (its network namespace), never the judge's port.
 TEST_F(HostileCandidate, IpSocketsForNcuReachOnlyTheSandboxesOwnLoopback) {
-  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
-  ASSERT_GE(listener, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(listener, 4), 0);
-  socklen_t len = sizeof addr;
-  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
-  util::ProcessSpec judge_port{
-      .argv = {PTXBENCH_HOSTILE_PROGRAM, "socket", std::to_string(::getpid()),
-               std::to_string(ntohs(addr.sin_port))},
-      .timeout = std::chrono::seconds(20),
-      .loopback_ip_sockets = true};
+  const LoopbackListener listener;
+  ASSERT_GT(listener.port, 0);
+  util::ProcessSpec judge_port{.argv = {PTXBENCH_HOSTILE_PROGRAM, "socket",
+                                        std::to_string(::getpid()), std::to_string(listener.port)},
+                               .timeout = std::chrono::seconds(20),
+                               .loopback_ip_sockets = true};
   auto r = runner_->run(judge_port);
   EXPECT_EQ(r.stdout_text.find("ESCAPED"), std::string::npos) << r.stdout_text;
   EXPECT_NE(r.stdout_text.find("tcp socket made"), std::string::npos) << r.stdout_text;
   EXPECT_NE(r.stdout_text.find("refused"), std::string::npos) << r.stdout_text;
-  ::close(listener);
 
   util::ProcessSpec own_loopback{
       .argv = {"/usr/bin/python3", "-c",
