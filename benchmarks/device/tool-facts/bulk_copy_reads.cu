@@ -10,6 +10,18 @@
 
 constexpr int kFloats = 128;
 
+__device__ void wait_phase_zero(std::uint32_t bar) {
+  std::uint32_t done = 0;
+  while (!done) {
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; "
+        "selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(bar)
+        : "memory");
+  }
+}
+
 __global__ void copy_then_read(const float* src, float* out, bool wait) {
   __shared__ alignas(128) float staged[kFloats];
   __shared__ alignas(8) std::uint64_t full;
@@ -25,33 +37,14 @@ __global__ void copy_then_read(const float* src, float* out, bool wait) {
                  "r"(kFloats * 4)
                  : "memory");
     asm volatile(
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-        ::"r"(dst), "l"(src + blockIdx.x * kFloats), "r"(kFloats * 4), "r"(bar)
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+            "r"(dst),
+        "l"(src + blockIdx.x * kFloats), "r"(kFloats * 4), "r"(bar)
         : "memory");
   }
-  if (wait) {
-    std::uint32_t done = 0;
-    while (!done) {
-      asm volatile(
-          "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; "
-          "selp.u32 %0, 1, 0, p; }"
-          : "=r"(done)
-          : "r"(bar)
-          : "memory");
-    }
-  }
+  if (wait) wait_phase_zero(bar);
   out[blockIdx.x * blockDim.x + threadIdx.x] = staged[(threadIdx.x + 1) % kFloats];
-  if (!wait) {  // let the copy land before the block exits
-    std::uint32_t done = 0;
-    while (!done) {
-      asm volatile(
-          "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; "
-          "selp.u32 %0, 1, 0, p; }"
-          : "=r"(done)
-          : "r"(bar)
-          : "memory");
-    }
-  }
+  if (!wait) wait_phase_zero(bar);  // let the copy land before the block exits
 }
 
 int main(int argc, char** argv) {

@@ -269,11 +269,17 @@ TEST(NcuFallback, FillsAFailedProbeAndLeavesOtherFamiliesUnmeasured) {
       << proof.message;
 }
 
-// A second kernel, which the probe cannot see, is counted by ncu; the first stays the probe's.
-TEST(NcuFallback, CountsTheLaterKernelOfAMultiKernelCandidate) {
+// A two-kernel candidate: an FFMA kernel with one mbarrier arrive, then the tensor-core kernel.
+sass::SassModule two_kernel_module() {
   sass::SassModule module;
   module.kernels.push_back(make_kernel(kFfma, {"LDC", "FFMA", "SYNCS.ARRIVE.TRANS64", "STG.E"}));
   module.kernels.push_back(tensor_core_kernel());
+  return module;
+}
+
+// The probe's view of two_kernel_module(): it measured the first kernel (64 FFMA executions)
+// and saw the second launched.
+ProbeReport probe_of_the_first_kernel() {
   ProbeReport report;
   report.kernel = kFfma;
   report.launched = true;
@@ -281,8 +287,15 @@ TEST(NcuFallback, CountsTheLaterKernelOfAMultiKernelCandidate) {
   report.launched_functions = {kFfma, kGemm};
   report.candidate_crc = 7;
   report.metrics = {"smsp__sass_inst_executed"};
-  report.records = {{.cubin_crc = 7, .function = kFfma, .pc_offset = 0x10, .counts = {64}},
-                    {.cubin_crc = 7, .function = kFfma, .pc_offset = 0x20, .counts = {4}}};
+  report.records = {{.cubin_crc = 7, .function = kFfma, .pc_offset = 0x10, .counts = {64}}};
+  return report;
+}
+
+// A second kernel, which the probe cannot see, is counted by ncu; the first stays the probe's.
+TEST(NcuFallback, CountsTheLaterKernelOfAMultiKernelCandidate) {
+  const sass::SassModule module = two_kernel_module();
+  ProbeReport report = probe_of_the_first_kernel();
+  report.records.push_back({.cubin_crc = 7, .function = kFfma, .pc_offset = 0x20, .counts = {4}});
   auto kernels = executions_from_probe(report, module, arch::Arch::kHopper);
   ASSERT_EQ(kernels.size(), 2u);
   EXPECT_EQ(kernels[0].evidence, ExecutionEvidence::kMeasured);
@@ -453,17 +466,8 @@ std::string raw_csv_with_opcodes(const std::string& gemm_opcodes) {
 }
 
 TEST(NcuFallback, PerOpcodeCountsProveEveryFamilyOfALaterKernel) {
-  sass::SassModule module;
-  module.kernels.push_back(make_kernel(kFfma, {"LDC", "FFMA", "SYNCS.ARRIVE.TRANS64", "STG.E"}));
-  module.kernels.push_back(tensor_core_kernel());
-  ProbeReport report;
-  report.kernel = kFfma;
-  report.launched = true;
-  report.launches = 1;
-  report.launched_functions = {kFfma, kGemm};
-  report.candidate_crc = 7;
-  report.metrics = {"smsp__sass_inst_executed"};
-  report.records = {{.cubin_crc = 7, .function = kFfma, .pc_offset = 0x10, .counts = {64}}};
+  const sass::SassModule module = two_kernel_module();
+  const ProbeReport report = probe_of_the_first_kernel();
   auto kernels = executions_from_probe(report, module, arch::Arch::kHopper);
   ASSERT_EQ(kernels[1].evidence, ExecutionEvidence::kInconclusive);
 
