@@ -4,7 +4,9 @@
 #   scripts/build.sh TARGET...    only those targets and what they need (scripts/demo.sh does this)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-# Build directories share one compiler cache regardless of their path.
+# Build directories share one compiler cache regardless of their path, except for the files that
+# use precompiled headers (most of them): a .gch holds its folder's paths, so ccache reuses those
+# objects only for rebuilds in the same folder.
 export CCACHE_NOHASHDIR=true CCACHE_BASEDIR="$root"
 # Precompiled headers (cmake/PtxbenchPch.cmake) are cached only with these sloppiness settings:
 # the .gch is written during the build, newer than the files that include it.

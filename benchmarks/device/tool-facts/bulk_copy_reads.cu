@@ -8,19 +8,9 @@
 #include <cstdio>
 #include <cstring>
 
-constexpr int kFloats = 128;
+#include "mbarrier.cuh"
 
-__device__ void wait_phase_zero(std::uint32_t bar) {
-  std::uint32_t done = 0;
-  while (!done) {
-    asm volatile(
-        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; "
-        "selp.u32 %0, 1, 0, p; }"
-        : "=r"(done)
-        : "r"(bar)
-        : "memory");
-  }
-}
+constexpr int kFloats = 128;
 
 __global__ void copy_then_read(const float* src, float* out, bool wait) {
   __shared__ alignas(128) float staged[kFloats];
@@ -42,9 +32,9 @@ __global__ void copy_then_read(const float* src, float* out, bool wait) {
         "l"(src + blockIdx.x * kFloats), "r"(kFloats * 4), "r"(bar)
         : "memory");
   }
-  if (wait) wait_phase_zero(bar);
+  if (wait) wait_parity(bar, 0);
   out[blockIdx.x * blockDim.x + threadIdx.x] = staged[(threadIdx.x + 1) % kFloats];
-  if (!wait) wait_phase_zero(bar);  // let the copy land before the block exits
+  if (!wait) wait_parity(bar, 0);  // let the copy land before the block exits
 }
 
 int main(int argc, char** argv) {
