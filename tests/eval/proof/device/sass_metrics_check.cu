@@ -21,6 +21,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hopper_tile.cuh"
@@ -29,6 +30,11 @@
 namespace ptxbench::util {
 [[noreturn]] void throw_check_failure(const char* file, int line, const std::string& what) {
   throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + what);
+}
+// The overload PTXBENCH_CHECK calls (util/check.hpp).
+[[noreturn]] void throw_check_failure(const char* file, int line, const char* condition,
+                                      std::string_view message) {
+  throw_check_failure(file, line, std::string(condition) + ": " + std::string(message));
 }
 }  // namespace ptxbench::util
 
