@@ -106,6 +106,9 @@ class FakeGpu final : public GpuStages {
   std::vector<std::string> seen_tasks;  // in the order the GPU stages ran
 
   int availability_checks = 0;
+  // The most compiles seen running during the first availability check, which (with `tools`)
+  // takes 300 ms like a worker's `info` call.
+  int compiles_running_when_asked = -1;
   std::chrono::milliseconds run_time{0};
   const FakeToolchain* tools = nullptr;       // when set: compiles running during each run
   std::vector<int> compiles_running_seen;     // per run, sampled while it runs
@@ -113,7 +116,12 @@ class FakeGpu final : public GpuStages {
   std::shared_ptr<std::atomic<int>> most_running;
 
   bool available(arch::Arch, std::string& why) override {
-    ++availability_checks;
+    if (availability_checks++ == 0 && tools) {
+      for (int i = 0; i < 30; ++i) {
+        compiles_running_when_asked = std::max(compiles_running_when_asked, tools->running.load());
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
     if (!present) why = why_absent;
     return present;
   }
@@ -334,6 +342,18 @@ TEST_F(EvaluatorTest, AnExceptionInTheGpuStagesIsAnInternalError) {
   auto e = evaluate(reply("void run() {}"), gpu);
   EXPECT_EQ(e.verdict, Verdict::kInternalError);
   EXPECT_THAT(e.message, HasSubstr("worker protocol broke"));
+}
+
+// The GPU's availability (the worker's `info` call) is asked while the first candidate compiles,
+// not after: it is off a single verdict's path.
+TEST_F(EvaluatorTest, GpuAvailabilityIsAskedWhileTheFirstCandidateCompiles) {
+  tools_->compile_time = std::chrono::milliseconds(500);
+  auto gpu = std::make_shared<FakeGpu>();
+  gpu->tools = tools_.get();
+  auto e = evaluate(reply("void run() {}"), gpu);
+  EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  EXPECT_EQ(gpu->availability_checks, 1);
+  EXPECT_EQ(gpu->compiles_running_when_asked, 1);
 }
 
 TEST_F(EvaluatorTest, ManyCandidatesCompileInParallelAndKeepTheirOrder) {

@@ -76,6 +76,29 @@ TEST(ProcessRunner, StopEndsTheGroupAndSaysSo) {
   EXPECT_NE(r.describe_end().find("stopped after"), std::string::npos) << r.describe_end();
 }
 
+// A held deadline waits while the caller's flag is set, and fires once it is cleared.
+TEST(ProcessRunner, AHeldDeadlineWaitsUntilReleased) {
+  auto hold = std::make_shared<std::atomic<bool>>(true);
+  ProcessSpec spec;
+  spec.timeout = 300ms;
+  spec.hold_deadline = hold;
+  auto finished = run_sh("sleep 1; echo done", spec);
+  EXPECT_TRUE(finished.succeeded()) << finished.describe_end();
+  EXPECT_EQ(finished.stdout_text, "done\n");
+
+  std::thread release([hold] {
+    std::this_thread::sleep_for(500ms);
+    hold->store(false);
+  });
+  auto start = std::chrono::steady_clock::now();
+  auto r = run_sh("sleep 30", spec);
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  release.join();
+  EXPECT_TRUE(r.timed_out) << r.describe_end();
+  EXPECT_GE(elapsed, 450ms);
+  EXPECT_LT(elapsed, 5s);
+}
+
 TEST(ProcessRunner, ReportsSignals) {
   auto r = run_sh("kill -SEGV $$");
   EXPECT_EQ(r.term_signal, SIGSEGV);

@@ -268,8 +268,9 @@ void add_eval_command(CLI::App& app, CommandContext& context) {
                   "and headline speedup always come from the headline workload")
       ->capture_default_str();
   sub->add_option("--racecheck-timeout", options->racecheck_timeout_seconds,
-                  "Seconds racecheck may take on the smallest workload; past them the sanitize "
-                  "stage reads \"not checked\", never \"passed\" (memcheck has its own 60 s)")
+                  "Seconds racecheck may take on the smallest workload beyond the correctness "
+                  "check it runs beside; past them the sanitize stage reads \"not checked\", "
+                  "never \"passed\" (memcheck has its own 60 s)")
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();
   sub->callback([options, &context] { context.exit_code = run_eval(*options); });

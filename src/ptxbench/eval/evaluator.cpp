@@ -187,9 +187,12 @@ struct Evaluator::Impl {
   // Called with each final verdict, one call at a time; may take the evaluation.
   using Delivery = std::function<void(std::size_t id, Evaluation& evaluation)>;
   // Compile threads take candidates from `next` and run stages 1-4; the GPU slots run stages
-  // 5-8 of what has compiled; `deliver` gets each final verdict. Returns how many were
-  // delivered once every thread is joined; rethrows what `next` or `deliver` threw.
-  std::size_t run_pipeline(int jobs, const CandidateSource& next, const Delivery& deliver);
+  // 5-8 of what has compiled; `deliver` gets each final verdict. With `arch` known in advance,
+  // each slot asks whether its GPU runs that arch while the first compiles run (the worker's
+  // `info` call, ~0.5 s, is then off a single verdict's path). Returns how many were delivered
+  // once every thread is joined; rethrows what `next` or `deliver` threw.
+  std::size_t run_pipeline(int jobs, const CandidateSource& next, const Delivery& deliver,
+                           std::optional<arch::Arch> arch = std::nullopt);
 };
 
 namespace {
@@ -290,7 +293,7 @@ std::vector<Evaluation> Evaluator::evaluate_many(const task::Task& task, arch::A
 }
 
 std::size_t Evaluator::Impl::run_pipeline(int jobs, const CandidateSource& next,
-                                          const Delivery& deliver) {
+                                          const Delivery& deliver, std::optional<arch::Arch> arch) {
   std::mutex source_mutex, deliver_mutex;
   bool ended = false;  // `next` returned nullopt: it is not called again
   std::exception_ptr error;
@@ -350,6 +353,10 @@ std::size_t Evaluator::Impl::run_pipeline(int jobs, const CandidateSource& next,
     compiled.producer_done();
   };
   auto gpu_work = [&](std::size_t slot) {
+    if (arch && options.run_gpu_stages && slot < gpu_slots.size()) {
+      std::string ignored;  // asked again, from the cache, for each candidate
+      gpu_available(slot, *arch, ignored);
+    }
     while (auto taken = compiled.pop(stopping)) {
       gpu_stages(slot, taken->candidate.arch, *taken->candidate.task, taken->outcome);
       finish(*taken);
@@ -390,7 +397,8 @@ std::vector<Evaluation> Evaluator::evaluate_pairs(arch::Arch arch,
       [&](std::size_t index, Evaluation& e) {
         if (sink) sink(index, e);
         evaluations[index] = std::move(e);
-      });
+      },
+      arch);
   if (util::children_stopped())
     throw util::Stopped(fmt::format("stopped with {} of {} candidates judged", judged, count));
   return evaluations;

@@ -5,6 +5,8 @@
 
 #include <unistd.h>
 #include <algorithm>
+#include <map>
+#include <mutex>
 
 #include "ptxbench/config.hpp"
 #include "ptxbench/sass/sass.hpp"
@@ -40,7 +42,7 @@ util::Expected<std::string> run_tool(util::ProcessRunner& runner, std::vector<st
 }
 
 // "nvdisasm: Cuda compilation tools, release 13.2, V13.2.51"
-std::string version_line(util::ProcessRunner& runner, const std::filesystem::path& tool) {
+std::string read_version_line(util::ProcessRunner& runner, const std::filesystem::path& tool) {
   auto text = run_tool(runner, {tool.string(), "--version"});
   if (!text) return tool.filename().string() + ": version unknown";
   std::string_view rest = *text;
@@ -52,6 +54,22 @@ std::string version_line(util::ProcessRunner& runner, const std::filesystem::pat
     rest = newline == std::string_view::npos ? std::string_view{} : rest.substr(newline + 1);
   }
   return tool.filename().string() + ": version unknown";
+}
+
+// Asked once per tool and process (a tool process less per candidate); an unknown version is
+// asked again.
+std::string version_line(util::ProcessRunner& runner, const std::filesystem::path& tool) {
+  static std::mutex mutex;
+  static std::map<std::filesystem::path, std::string> known;
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = known.find(tool); it != known.end()) return it->second;
+  }
+  const std::string line = read_version_line(runner, tool);
+  if (line.ends_with(": version unknown")) return line;
+  std::lock_guard lock(mutex);
+  known.try_emplace(tool, line);
+  return line;
 }
 
 util::Expected<SassModule> disassemble_cubin(util::ProcessRunner& runner,

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -248,10 +249,13 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
   }
   ::signal(SIGPIPE, SIG_IGN);
   bool out_open = true, err_open = true;
-  auto deadline = start + spec.timeout;
+  const auto deadline = start + spec.timeout;
+  const auto past_deadline = [&](std::chrono::steady_clock::time_point now) {
+    return now >= deadline && !(spec.hold_deadline && spec.hold_deadline->load());
+  };
   while (out_open || err_open) {
     auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) {
+    if (past_deadline(now)) {
       result.timed_out = true;
       break;
     }
@@ -275,7 +279,7 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
       fds[n++] = {in.write.get(), POLLOUT, 0};
     }
     auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
-    int ready = ::poll(fds, n, static_cast<int>(std::min<long long>(wait_ms, 1000)) + 1);
+    int ready = ::poll(fds, n, static_cast<int>(std::clamp<long long>(wait_ms, 0, 1000)) + 1);
     if (ready < 0 && errno != EINTR) break;
     if (ready <= 0) continue;
     if (out_i >= 0 && fds[out_i].revents != 0)
@@ -302,7 +306,7 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
     }
     pid_t r = ::waitpid(pid, &status, WNOHANG);
     if (r == pid) break;
-    if (std::chrono::steady_clock::now() >= deadline) {
+    if (past_deadline(std::chrono::steady_clock::now())) {
       result.timed_out = true;
       continue;
     }

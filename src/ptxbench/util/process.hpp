@@ -44,6 +44,9 @@ struct ProcessSpec {
   // Set to true by the caller when the process is no longer wanted: its group is killed within a
   // second, as at the deadline, and the result says `stopped`.
   std::shared_ptr<const std::atomic<bool>> stop;
+  // While this reads true, the deadline waits: the process may run past `timeout` for as long as
+  // the caller's other work lasts (a check beside another costs no time while that one runs).
+  std::shared_ptr<const std::atomic<bool>> hold_deadline;
 };
 
 struct ProcessResult {

@@ -3,9 +3,10 @@
 //   pass, wrong (outputs off), unwritten (outputs still NaN), modify (changes input 0),
 //   raise (run() raised), crash (SIGSEGV), abort, hang, garbage (no reply line), exit (exit 3
 //   without a reply), foreign (timing sees a library kernel), cached (timed outputs differ),
-//   irreproducible (the judge's inputs differ). "BEHAVIOUR@WORKLOAD" misbehaves in timing only
-//   on that workload's call. A timed candidate takes 1 + M/8 ms (M: input 0's rows), the
-//   baseline 1 ms. With FAKE_WORKER_LOG set, each call appends "MODE WORKLOAD..." to that file.
+//   irreproducible (the judge's inputs differ), slow_judge (the judge takes 5 s).
+//   "BEHAVIOUR@WORKLOAD" misbehaves in timing only on that workload's call. A timed candidate takes
+//   1 + M/8 ms (M: input 0's rows), the baseline 1 ms. With FAKE_WORKER_LOG set, each call appends
+//   "MODE WORKLOAD..." to that file.
 #include <unistd.h>
 
 #include <csignal>
@@ -86,6 +87,7 @@ int candidate(const std::vector<WorkerJob>& jobs, const std::string& behaviour) 
 }
 
 int judge(const std::vector<WorkerJob>& jobs, const std::string& behaviour) {
+  if (behaviour == "slow_judge") std::this_thread::sleep_for(std::chrono::seconds(5));
   correctness::JudgeReply body;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     correctness::JudgeJob record{.workload = jobs[j].workload, .baseline = "fake"};

@@ -391,6 +391,17 @@ TEST_F(WorkerGpuStagesOverlap, RacecheckPastItsConfiguredDeadlineIsNotChecked) {
   EXPECT_NE(sanitize.message.find("memcheck: clean"), std::string::npos) << sanitize.message;
 }
 
+// While the correctness check beside it still runs (here its judge takes 5 s), racecheck goes on
+// past its deadline and finishes: it delays nothing then.
+TEST_F(WorkerGpuStagesOverlap, RacecheckFinishesPastItsDeadlineWhileCorrectnessRuns) {
+  Evaluation e = evaluate_with("slow_judge", 2, std::make_shared<util::SystemProcessRunner>(),
+                               std::chrono::seconds(1));
+  EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  const StageRecord& sanitize = *e.find_stage(Stage::kSanitize);
+  EXPECT_EQ(sanitize.status, StageStatus::kPassed) << sanitize.message;
+  EXPECT_NE(sanitize.message.find("racecheck: clean"), std::string::npos) << sanitize.message;
+}
+
 }  // namespace
 }  // namespace ptxbench::eval::worker
 

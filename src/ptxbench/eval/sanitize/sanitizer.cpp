@@ -248,6 +248,7 @@ SanitizerReport run_sanitizer(util::ProcessRunner& runner, const SanitizerReques
         tool == SanitizerTool::kMemcheck ? resolved.memcheck_timeout : resolved.racecheck_timeout;
     spec.output_cap_bytes = 1u << 20;
     spec.stop = resolved.stop;
+    spec.hold_deadline = resolved.beside_running;
     const util::ProcessResult result = runner.run(spec);
     SanitizerRun run{.tool = tool};
     // The tool writes its report to stdout, interleaved with the program's own output.

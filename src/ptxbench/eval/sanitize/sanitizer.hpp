@@ -77,6 +77,10 @@ struct SanitizerRequest {
   // Set to true when the result is no longer wanted (the correctness run of the same code, beside
   // it, timed out): the running tool is stopped and the later ones are not run.
   std::shared_ptr<const std::atomic<bool>> stop;
+  // True while the correctness check beside the tools runs: a tool past its deadline goes on
+  // meanwhile (it delays nothing then), so a long correctness check lets racecheck finish on a
+  // kernel it needs longer for (the attention backward: ~18 s) while a quick one keeps the bound.
+  std::shared_ptr<const std::atomic<bool>> beside_running;
   // Kernels the harness itself launches in the program before run() (the library that derives
   // inputs, e.g. cuDNN's forward for O and LSE): a name substring. They are excluded from the
   // tools when the tool can filter kernels, and errors located only in them are never charged

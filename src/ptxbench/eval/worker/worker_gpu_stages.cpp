@@ -127,7 +127,8 @@ struct WorkerGpuStages::Run {
     std::string harness_kernel_substring;
     double seconds = 0;
   };
-  Sanitized run_sanitizer_tools(std::shared_ptr<const std::atomic<bool>> stop) const {
+  Sanitized run_sanitizer_tools(std::shared_ptr<const std::atomic<bool>> stop,
+                                std::shared_ptr<const std::atomic<bool>> beside_running) const {
     Sanitized out{.enabled = self.options_.sanitize};
     if (!out.enabled) return out;
     auto start = Clock::now();
@@ -139,7 +140,8 @@ struct WorkerGpuStages::Run {
                              .env = self.options_.worker_env,
                              .read_paths = std::move(small.read_paths),
                              .racecheck_timeout = self.options_.racecheck_timeout,
-                             .stop = std::move(stop)};
+                             .stop = std::move(stop),
+                             .beside_running = std::move(beside_running)};
     request.harness_kernel_substring = harness_kernel_substring(jobs.front().op_type, out.own);
     out.harness_kernel_substring = request.harness_kernel_substring;
     out.report = run_sanitizer(*self.runner_, request);
@@ -408,13 +410,24 @@ struct WorkerGpuStages::Run {
 
   // The sanitizer's run of the candidate overlaps the correctness check: neither is timed, so
   // together they cost the longer of the two rather than their sum (docs/gpu-engine.md, "Order
-  // and overlap"). The proof and timing follow, timing alone on the GPU. The verdict keeps the
-  // order of the stages: a sanitizer finding first, then correctness, then the proof.
+  // and overlap"). A tool's deadline waits while correctness still runs: it delays nothing then.
+  // The proof and timing follow, timing alone on the GPU. The verdict keeps the order of the
+  // stages: a sanitizer finding first, then correctness, then the proof.
   void execute() {
     auto stop = std::make_shared<std::atomic<bool>>(false);
-    auto sanitized =
-        std::async(std::launch::async, [this, stop] { return run_sanitizer_tools(stop); });
-    const bool correct = correctness();
+    auto correctness_running = std::make_shared<std::atomic<bool>>(true);
+    auto sanitized = std::async(std::launch::async, [this, stop, correctness_running] {
+      return run_sanitizer_tools(stop, correctness_running);
+    });
+    bool correct = false;
+    try {
+      correct = correctness();
+    } catch (...) {
+      correctness_running->store(false);
+      stop->store(true);
+      throw;
+    }
+    correctness_running->store(false);
     // Code that hung in the correctness run hangs under the tools too: their deadlines are not
     // waited out (the stage says "not checked", stopped).
     if (!correct && e.verdict == Verdict::kTimeout) stop->store(true);
