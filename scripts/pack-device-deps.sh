@@ -9,12 +9,7 @@
 #                 libraries it links besides libc; ptxbench finds it through PTXBENCH_BWRAP
 #   pydeps/       the PyPI parts: TVM-FFI headers and library, cudnn-frontend headers, the
 #                 wheels' cuobjdump/nvdisasm (PTXBENCH_PYDEPS=.deps/device/pydeps)
-# With PTXBENCH_PREBUILT=<build dir> (any build) it also adds stripped executables
-# (PTXBENCH_PREBUILT_ARTEFACTS, paths relative to the build dir, overrides the default list),
-# test candidates and the sources they were built from, as a source tree with its build inside;
-# the executables find their configured paths again there (docs/running.md, "Carrying a build"):
-#   src/          the sources of that build (tracked and untracked files, not ignored ones)
-#   src/build/    the executables at their paths in the build tree
+# scripts/gpu-check.sh builds the tree on the GPU machine against these.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$root/.deps/device"
@@ -59,27 +54,4 @@ cp -r "$py/include" "$out/pydeps/include"
 mkdir -p "$out/pydeps/nvidia/cu13"
 cp -r "$py/nvidia/cu13/bin" "$out/pydeps/nvidia/cu13/"  # cuobjdump, nvdisasm of the wheels
 
-if [[ -n "${PTXBENCH_PREBUILT:-}" ]]; then
-  build="$(cd "$PTXBENCH_PREBUILT" && pwd)"
-  source_dir="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")"
-  mkdir -p "$out/src"
-  if git -C "$source_dir" rev-parse --git-dir >/dev/null 2>&1; then
-    # (a worktree's .deps may be a symlink, which the ignore rule for the folder misses)
-    git -C "$source_dir" ls-files -z -co --exclude-standard | grep -zv '^\.deps$' |
-      tar -C "$source_dir" --null -T - -cf - | tar -x -C "$out/src"
-  else
-    tar -C "$source_dir" --exclude=./.deps --exclude="./$(realpath --relative-to="$source_dir" "$build")" \
-      -cf - . | tar -x -C "$out/src"
-  fi
-  while read -r artefact; do
-    [[ -e "$build/$artefact" ]] || { echo "missing $build/$artefact" >&2; exit 1; }
-    mkdir -p "$out/src/build/$(dirname "$artefact")"
-    strip --strip-debug -o "$out/src/build/$artefact" "$build/$artefact"
-  done < <(cd "$build" && ls ${PTXBENCH_PREBUILT_ARTEFACTS:-src/ptxbench src/ptxbench-worker \
-             tests/eval/gpu_stages/eval_gpu_kernels_test \
-             tests/eval/gpu_stages/eval_gpu_stages_test tests/eval/gpu_stages/candidates/*.so \
-             tests/eval/worker/eval_worker_test tests/eval/worker/fake_ptxbench_worker \
-             tests/sandbox/sandbox_gpu_hostile_tests tests/sandbox/sandbox_hostile_tests \
-             tests/sandbox/sandbox_hostile_program benchmarks/ptxbench-bench-sandbox})
-fi
 du -sh "$out"

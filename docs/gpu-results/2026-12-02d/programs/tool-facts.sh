@@ -10,13 +10,13 @@
 #                                two at once
 #   process-start.txt            a process's CUDA context, cuBLASLt and cuDNN start-up
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../../../.." && pwd)"
 R="${OUT:-/tmp/tool-facts}"
 mkdir -p "$R"
 w="$(mktemp -d)"
 trap 'rm -rf "$w"' EXIT
 export PATH="/usr/local/cuda/bin:$PATH"
-here="$root/benchmarks/device/tool-facts"
 ms() { date +%s%3N; }
 
 { lscpu; echo; free -g; echo; df -h / /tmp /dev/shm; echo; nvidia-smi; } >"$R/machine.txt" 2>&1

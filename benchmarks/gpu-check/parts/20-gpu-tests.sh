@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The GPU test suite (ctest -L gpu), except the suites that part 10 covers through the CLI
+# (controls_eval_test, solutions_eval_test); the GPU hostile suite runs first and alone (it
+# counts the machine's worker processes). A test ctest did not reach is reported as not run.
+set -u
+source "$TREE/benchmarks/gpu-check/lib.sh"
+cd "$BUILD" || exit 1
+s=$(now)
+timeout -k 5 200 ctest -L gpu -R 'sandbox_gpu_hostile' --output-on-failure >"$RESULTS/hostile.log" 2>&1
+log hostile $? "$s"
+s=$(now)
+timeout -k 5 "$(left)" ctest -L gpu -E 'sandbox_gpu_hostile|controls_eval_test|solutions_eval_test' \
+  -j 3 --timeout 400 --output-on-failure >"$RESULTS/ctest.log" 2>&1
+log "ctest -L gpu" $? "$s"
+grep -hE 'tests passed|tests failed|\*\*\*|Not Run|Failed|Timeout' "$RESULTS/hostile.log" "$RESULTS/ctest.log" | head -40
