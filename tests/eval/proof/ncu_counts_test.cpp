@@ -420,7 +420,7 @@ std::string test_data(const std::string& name) {
   return text ? *text : std::string();
 }
 
-// The raw page ncu printed on the H200 for benchmarks/device/tool-facts/two_kernels.cu: a plain
+// The raw page ncu printed on the H200 for docs/gpu-results/2026-12-02d/programs/two_kernels.cu: a plain
 // kernel, then two launches of a kernel that waits on an mbarrier (SYNCS in its SASS).
 TEST(NcuRawCsv, ReadsThePerOpcodeCountsNcuPrintedOnTheH200) {
   const auto counts = parse_ncu_raw_csv(test_data("two_kernels_per_opcode.csv"));
