@@ -3,8 +3,8 @@
 // Attention forward with the log-sum-exp, FlashAttention-3 style, for the whole mha_fwd_lse
 // family on Hopper (sm_90a): O = softmax(scale · Q Kᵀ) V and LSE = ln Σ_j e^(scale · s_ij) per
 // (batch, head), Q/K/V/O bf16 [B, H, S, D] contiguous, LSE fp32 [B, H, S]; S a multiple of 128.
-// One kernel templated on the head dim (64, 96, 128, 256) and causality; kTaskHeadDim and
-// kTaskCausal below pick the instance.
+// One kernel templated on the head dim (64, 96, 128, 256) and causality (the embedded mha_fwd
+// block, source solutions/kernels/mha_fwd.cuh); run() at the end picks the instance.
 //
 // Instructions: TMA (cp.async.bulk.tensor 2D loads, 128-byte swizzle) completing on mbarriers
 // (expect_tx / try_wait.parity full and empty rings), wgmma.mma_async m64nNk16 bf16 -> fp32 for
@@ -577,12 +577,7 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
 }  // namespace ptx
 // ptx-end: stmatrix
 
-// The task this file solves. These two lines (and the header) are the only ones in which the
-// eight mha_fwd_lse solution files differ; solutions/hopper/sync-mha-fwd.sh rewrites the other
-// seven from mha_fwd_lse_d128.cu and tests/solutions checks that they agree.
-constexpr int kTaskHeadDim = 256;
-constexpr bool kTaskCausal = true;
-
+// ptx-begin: mha_fwd
 // Tuning knobs, overridable on the nvcc command line for sweeps (-DATTN_PINGPONG=0 ...).
 #ifndef ATTN_PINGPONG
 #define ATTN_PINGPONG 1
@@ -655,8 +650,6 @@ struct Config {
                 "register file");
 };
 
-using TaskConfig = Config<kTaskHeadDim, kTaskCausal>;
-
 // Every slab starts on a 1024-byte boundary (the swizzle pattern repeats every 8 rows of 128 B);
 // all slab sizes are multiples of 1024.
 template <class C>
@@ -676,7 +669,6 @@ template <class C>
 constexpr int shared_memory_bytes() {
   return sizeof(SharedStorage<C>) + 1024;  // + the hand alignment of the dynamic base
 }
-static_assert(shared_memory_bytes<TaskConfig>() <= TaskConfig::kSharedMemoryLimit, "shared memory");
 
 // Position in the ring: which stage, and the parity of that stage's current barrier phase.
 template <class C>
@@ -1184,11 +1176,12 @@ void check_cuda(cudaError_t status, const char* what) {
 
 // The [B*H*S, D] bf16 view of a [B, H, S, D] tensor as a TMA map with a box of 64 columns (one
 // 128-byte swizzle row) by box_rows rows; columns past D (d96) are zero-filled.
+template <class C>
 CUtensorMap make_tensor_map(const void* base, uint64_t head_dim, uint64_t rows, uint32_t box_rows) {
   CUtensorMap map;
   const cuuint64_t dims[2] = {head_dim, rows};
   const cuuint64_t strides[1] = {head_dim * sizeof(bf16)};
-  const cuuint32_t box[2] = {TaskConfig::kSlabCols, box_rows};
+  const cuuint32_t box[2] = {C::kSlabCols, box_rows};
   const cuuint32_t element_strides[2] = {1, 1};
   const CUresult result = cuTensorMapEncodeTiled(
       &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims, strides, box,
@@ -1220,11 +1213,14 @@ void check_tensor(const tvm::ffi::TensorView& t, const char* name, int ndim, DLD
   }
 }
 
-}  // namespace attn
-
-void run(tvm::ffi::TensorView q, tvm::ffi::TensorView k, tvm::ffi::TensorView v,
-         tvm::ffi::TensorView o, tvm::ffi::TensorView lse) {
-  using attn::TaskConfig;
+// The instance a solution file picks in its run(): checks the tensors, builds the TMA maps and
+// launches the kernel on the caller's stream.
+template <int HeadDim, bool Causal>
+void forward(tvm::ffi::TensorView q, tvm::ffi::TensorView k, tvm::ffi::TensorView v,
+             tvm::ffi::TensorView o, tvm::ffi::TensorView lse) {
+  using TaskConfig = Config<HeadDim, Causal>;
+  static_assert(shared_memory_bytes<TaskConfig>() <= TaskConfig::kSharedMemoryLimit,
+                "shared memory");
   const int device_id = q.device().device_id;
   attn::check_tensor(q, "Q", 4, kDLBfloat, 16, device_id);
   attn::check_tensor(k, "K", 4, kDLBfloat, 16, device_id);
@@ -1253,13 +1249,13 @@ void run(tvm::ffi::TensorView q, tvm::ffi::TensorView k, tvm::ffi::TensorView v,
   if (rows == 0) return;
 
   const CUtensorMap tensor_q =
-      attn::make_tensor_map(attn::data_of(q), head_dim, rows, TaskConfig::kBlockM);
+      attn::make_tensor_map<TaskConfig>(attn::data_of(q), head_dim, rows, TaskConfig::kBlockM);
   const CUtensorMap tensor_k =
-      attn::make_tensor_map(attn::data_of(k), head_dim, rows, TaskConfig::kBlockN);
+      attn::make_tensor_map<TaskConfig>(attn::data_of(k), head_dim, rows, TaskConfig::kBlockN);
   const CUtensorMap tensor_v =
-      attn::make_tensor_map(attn::data_of(v), head_dim, rows, TaskConfig::kBlockN);
+      attn::make_tensor_map<TaskConfig>(attn::data_of(v), head_dim, rows, TaskConfig::kBlockN);
   const CUtensorMap tensor_o =
-      attn::make_tensor_map(attn::data_of(o), head_dim, rows, TaskConfig::kConsumerRows);
+      attn::make_tensor_map<TaskConfig>(attn::data_of(o), head_dim, rows, TaskConfig::kConsumerRows);
 
   // Sections of heads whose K and V (2·S·D·2 bytes a head) together stay within ~8 MB of L2.
   constexpr int64_t kL2SectionBytes = int64_t{8} << 20;
@@ -1290,6 +1286,14 @@ void run(tvm::ffi::TensorView q, tvm::ffi::TensorView k, tvm::ffi::TensorView v,
       static_cast<float*>(const_cast<void*>(attn::data_of(lse))), static_cast<int>(seq), order,
       scale_log2);
   attn::check_cuda(cudaGetLastError(), "launch mha_fwd_kernel");
+}
+
+}  // namespace attn
+// ptx-end: mha_fwd
+
+void run(tvm::ffi::TensorView q, tvm::ffi::TensorView k, tvm::ffi::TensorView v,
+         tvm::ffi::TensorView o, tvm::ffi::TensorView lse) {
+  attn::forward</*head_dim=*/256, /*causal=*/true>(q, k, v, o, lse);
 }
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(run, run);

@@ -81,10 +81,20 @@ util::Expected<std::vector<EmbeddedBlock>> embedded_blocks(std::string_view text
   return blocks;
 }
 
+std::filesystem::path block_source(const std::string& name) {
+  const auto wrapper = ptx_dir() / (name + ".cuh");
+  const auto kernel = repo_root() / "solutions" / "kernels" / (name + ".cuh");
+  return std::filesystem::exists(wrapper) || !std::filesystem::exists(kernel) ? wrapper : kernel;
+}
+
 std::string compare_with_source(const EmbeddedBlock& block) {
-  const auto path = ptx_dir() / (block.family + ".cuh");
+  const auto path = block_source(block.family);
+  if (std::filesystem::exists(path) && path.parent_path().filename() == "ptx" &&
+      std::filesystem::exists(repo_root() / "solutions" / "kernels" / (block.family + ".cuh"))) {
+    return "block " + block.family + " has a source in both solutions/ptx and solutions/kernels";
+  }
   auto source = util::read_file(path);
-  if (!source) return "no wrapper file " + path.string();
+  if (!source) return "no source file for block " + block.family + " (" + path.string() + ")";
   auto source_blocks = embedded_blocks(*source);
   if (!source_blocks) return path.string() + ": " + source_blocks.error().message;
   for (const auto& candidate : *source_blocks) {

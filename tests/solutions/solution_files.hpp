@@ -1,6 +1,7 @@
 // The expert solutions, the simple honest kernels and the broken controls under solutions/: their
-// header line (task, arch, expected verdict) and the PTX wrapper blocks they embed, whose single
-// source of truth is solutions/ptx/<family>.cuh.
+// header line (task, arch, expected verdict) and the blocks they embed, whose single source of
+// truth is solutions/ptx/<family>.cuh (PTX wrappers) or solutions/kernels/<name>.cuh (shared
+// kernel bodies).
 #pragma once
 #include <filesystem>
 #include <optional>
@@ -46,7 +47,11 @@ util::Expected<std::vector<SolutionFile>> load_solutions();
 // Blocks in order; unbalanced or mismatched markers are an error.
 util::Expected<std::vector<EmbeddedBlock>> embedded_blocks(std::string_view text);
 
-// Empty when `block` equals the block of solutions/ptx/<family>.cuh, else what differs.
+// The single source of a block: solutions/ptx/<name>.cuh (a PTX wrapper family) or
+// solutions/kernels/<name>.cuh (a kernel body several solutions share).
+std::filesystem::path block_source(const std::string& name);
+
+// Empty when `block` equals the block of its source file, else what differs.
 std::string compare_with_source(const EmbeddedBlock& block);
 
 // Lines that must change to turn `from` into `to` (removed + added; a longest common subsequence

@@ -1,9 +1,11 @@
-// The solutions are single files, so each embeds the PTX wrappers it uses; solutions/ptx/ is the
-// one source of truth. Every embedded copy must equal its source block, every file must carry a
-// header naming a task of the suite, an arch and the verdict the evaluation must reach.
+// The solutions are single files, so each embeds the PTX wrappers and shared kernel bodies it
+// uses; solutions/ptx/ and solutions/kernels/ are their one source of truth. Every embedded copy
+// must equal its source block, every file must carry a header naming a task of the suite, an arch
+// and the verdict the evaluation must reach.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -60,7 +62,7 @@ TEST_P(EverySolution, EmbedsWrapperCopiesEqualToSolutionsPtx) {
   for (const auto& block : *blocks) {
     EXPECT_EQ(compare_with_source(block), "")
         << solution_->path << ":" << block.first_line << " (refresh with "
-        << "solutions/ptx/sync-copies.sh " << solution_->path.string() << ")";
+        << "solutions/sync-copies.sh " << solution_->path.string() << ")";
   }
 }
 
@@ -118,44 +120,6 @@ TEST(Solutions, CoverTheControlsTheBenchmarkNeeds) {
   for (const auto& [name, verdict] : expect) {
     if (name.rfind("broken/", 0) == 0) {
       EXPECT_NE(verdict, "PASSED") << name;
-    }
-  }
-}
-
-// The eight attention forward solutions are one kernel (solutions/hopper/sync-mha-fwd.sh writes
-// them from mha_fwd_lse_d128.cu): each must be that file with only its own header and its own
-// kTaskHeadDim / kTaskCausal lines, and name the task it is for.
-TEST(MhaFwdSolutions, AreTheD128KernelWithOnlyTheirTaskLines) {
-  const auto dir = repo_root() / "solutions" / "hopper";
-  auto source = util::read_file(dir / "mha_fwd_lse_d128.cu");
-  ASSERT_TRUE(source.has_value()) << source.error().message;
-  auto normalise = [](std::string text, const std::string& task, int head_dim, bool causal) {
-    auto replace = [&text](const std::string& from, const std::string& to) {
-      const auto at = text.find(from);
-      if (at == std::string::npos) return false;
-      text.replace(at, from.size(), to);
-      return true;
-    };
-    const bool found =
-        replace("// ptxbench: task=" + task + " arch=hopper expect=PASSED\n", "<header>\n") &&
-        replace("\nconstexpr int kTaskHeadDim = " + std::to_string(head_dim) + ";\n",
-                "\n<head dim>\n") &&
-        replace(
-            std::string("\nconstexpr bool kTaskCausal = ") + (causal ? "true" : "false") + ";\n",
-            "\n<causal>\n");
-    return found ? text : std::string("<task lines missing>");
-  };
-  const std::string expected = normalise(*source, "mha_fwd_lse_d128", 128, false);
-  ASSERT_NE(expected, "<task lines missing>");
-  for (int head_dim : {64, 96, 128, 256}) {
-    for (bool causal : {false, true}) {
-      const std::string task =
-          "mha_fwd_lse_d" + std::to_string(head_dim) + (causal ? "_causal" : "");
-      auto text = util::read_file(dir / (task + ".cu"));
-      ASSERT_TRUE(text.has_value()) << text.error().message;
-      EXPECT_EQ(normalise(*text, task, head_dim, causal), expected)
-          << task << ".cu is not mha_fwd_lse_d128.cu with its own task lines: run "
-          << "solutions/hopper/sync-mha-fwd.sh";
     }
   }
 }
@@ -276,7 +240,8 @@ TEST(EmbeddedCopies, UnbalancedMarkersAreAnError) {
   EXPECT_FALSE(embedded_blocks("// ptx-begin: tma\n// ptx-begin: tma\n").has_value());
   auto unknown = embedded_blocks("// ptx-begin: nosuchfamily\n// ptx-end: nosuchfamily\n");
   ASSERT_TRUE(unknown.has_value());
-  EXPECT_THAT(compare_with_source(unknown->front()), HasSubstr("no wrapper file"));
+  EXPECT_THAT(compare_with_source(unknown->front()),
+              HasSubstr("no source file for block nosuchfamily"));
 }
 
 TEST(SolutionHeaders, MalformedHeadersAreRejected) {
@@ -292,22 +257,33 @@ TEST(SolutionHeaders, MalformedHeadersAreRejected) {
 namespace ptxbench::solutions_test {
 namespace {
 
-// The six attention backward solutions are one kernel (the embedded mha_bwd block) instantiated
-// once per task: each file names its own task, instantiates the head dimension and mask that the
-// task's JSON defines, and is otherwise identical to the others, so no copy can drift.
-std::string without_task_lines(const std::string& text) {
+// The attention solutions of a family are one shared kernel (the embedded block, source
+// solutions/kernels/<block>.cuh) instantiated once per task: each file names its own task,
+// instantiates the head dimension and mask that the task's JSON defines, and is otherwise
+// identical to the others of its family, so no copy can drift.
+struct SharedKernelFamily {
+  std::string file_prefix;    // "mha_fwd_lse_"
+  std::string block;          // "mha_fwd"
+  std::string instantiation;  // "attn::forward"
+  int files = 0;
+};
+
+std::string without_task_lines(const std::string& text, const std::string& instantiation) {
   std::istringstream lines(text);
   std::string out;
   std::string line;
   std::getline(lines, line);  // the header line names the task
   while (std::getline(lines, line)) {
-    if (line.find("mha_bwd::backward<") != std::string::npos) continue;
+    if (line.find(instantiation + "<") != std::string::npos) continue;
     out += line + "\n";
   }
   return out;
 }
 
-TEST(MhaBackwardSolutions, AreOneKernelInstantiatedForEachTask) {
+class SharedKernelSolutions : public ::testing::TestWithParam<SharedKernelFamily> {};
+
+TEST_P(SharedKernelSolutions, AreOneKernelInstantiatedForEachTask) {
+  const SharedKernelFamily& family = GetParam();
   auto files = load_solutions();
   ASSERT_TRUE(files.has_value()) << files.error().message;
   auto suite = task::load_suite(repo_root() / "tasks");
@@ -316,7 +292,7 @@ TEST(MhaBackwardSolutions, AreOneKernelInstantiatedForEachTask) {
   int count = 0;
   for (const auto& file : *files) {
     if (file.path.parent_path().filename() != "hopper") continue;
-    if (file.path.stem().string().rfind("mha_bwd_", 0) != 0) continue;
+    if (file.path.stem().string().rfind(family.file_prefix, 0) != 0) continue;
     ++count;
     EXPECT_EQ(file.header.task, file.path.stem().string()) << file.path;
     const task::Task* t = task::find_task(*suite, file.header.task);
@@ -325,18 +301,27 @@ TEST(MhaBackwardSolutions, AreOneKernelInstantiatedForEachTask) {
     ASSERT_TRUE(head_dim != nullptr && head_dim->value.has_value()) << file.header.task;
     const auto causal = t->parameters.find("causal");
     const bool is_causal = causal != t->parameters.end() && causal->second != 0;
-    const std::string instantiation = "mha_bwd::backward</*head_dim=*/" +
+    const std::string instantiation = family.instantiation + "</*head_dim=*/" +
                                       std::to_string(*head_dim->value) + ", /*causal=*/" +
                                       (is_causal ? "true" : "false") + ">(";
     EXPECT_THAT(file.text, HasSubstr(instantiation)) << file.path;
-    EXPECT_THAT(file.text, HasSubstr("// ptx-begin: mha_bwd\n")) << file.path;
-    const std::string rest = without_task_lines(file.text);
+    EXPECT_THAT(file.text, HasSubstr("// ptx-begin: " + family.block + "\n")) << file.path;
+    EXPECT_TRUE(std::filesystem::exists(block_source(family.block))) << family.block;
+    const std::string rest = without_task_lines(file.text, family.instantiation);
     if (!common) common = rest;
-    EXPECT_EQ(rest, *common) << file.path << " differs from the other mha_bwd solutions beyond "
-                             << "its header and instantiation";
+    EXPECT_EQ(rest, *common) << file.path << " differs from the other " << family.file_prefix
+                             << "* solutions beyond its header and instantiation";
   }
-  EXPECT_EQ(count, 6);
+  EXPECT_EQ(count, family.files);
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    Attention, SharedKernelSolutions,
+    ::testing::Values(SharedKernelFamily{"mha_fwd_lse_", "mha_fwd", "attn::forward", 8},
+                      SharedKernelFamily{"mha_bwd_", "mha_bwd", "mha_bwd::backward", 6}),
+    [](const ::testing::TestParamInfo<SharedKernelFamily>& param_info) {
+      return param_info.param.block;
+    });
 
 }  // namespace
 }  // namespace ptxbench::solutions_test

@@ -16,17 +16,17 @@
 #include <mutex>
 #include <utility>
 
-#include "bulk_copy.cuh"
-#include "fence.cuh"
-#include "mbarrier.cuh"
-#include "red.cuh"
-#include "setmaxnreg.cuh"
-#include "stmatrix.cuh"
-#include "stmatrix_trans.cuh"
-#include "tma.cuh"
-#include "tma_reduce.cuh"
-#include "wgmma.cuh"
-#include "wgmma_transposed.cuh"
+#include "../ptx/bulk_copy.cuh"
+#include "../ptx/fence.cuh"
+#include "../ptx/mbarrier.cuh"
+#include "../ptx/red.cuh"
+#include "../ptx/setmaxnreg.cuh"
+#include "../ptx/stmatrix.cuh"
+#include "../ptx/stmatrix_trans.cuh"
+#include "../ptx/tma.cuh"
+#include "../ptx/tma_reduce.cuh"
+#include "../ptx/wgmma.cuh"
+#include "../ptx/wgmma_transposed.cuh"
 
 // ptx-begin: mha_bwd
 // How dQ partial sums reach the fp32 workspace: 1 = staged in shared memory and added by TMA
