@@ -1,6 +1,8 @@
 // The nvcc invocation, with the compiler faked: fixed flags, bounded time, capped log.
 #include "ptxbench/compile/compiler.hpp"
 
+#include "ptxbench/compile/compile_cache.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -128,6 +130,169 @@ TEST(NvccVersion, ReadsTheReleaseLine) {
   EXPECT_EQ(nvcc_version(runner, "nvcc"), "Cuda compilation tools, release 13.0, V13.0.88");
   FakeRunner broken([](const util::ProcessSpec&) { return util::ProcessResult{}; });
   EXPECT_EQ(nvcc_version(broken, "nvcc"), "unknown");
+}
+
+}  // namespace
+}  // namespace ptxbench::compile
+
+namespace ptxbench::compile {
+namespace {
+
+// A fake nvcc that writes an object and a dependency rule and counts its runs.
+struct CountingNvcc {
+  int runs = 0;
+  int exit_code = 0;
+  bool time_out = false;
+  std::shared_ptr<util::ProcessRunner> runner() {
+    return std::make_shared<FakeRunner>([this](const util::ProcessSpec& spec) {
+      ++runs;
+      util::write_file_atomic(spec.working_dir / "candidate.so", "object " + std::to_string(runs));
+      util::write_file_atomic(spec.working_dir / "candidate.d", "candidate.so: candidate.cu\n");
+      return util::ProcessResult{.started = true,
+                                 .exit_code = exit_code,
+                                 .timed_out = time_out,
+                                 .stderr_text =
+                                     "ptxas info    : Compiling entry function 'k' for 'sm_90a'\n"
+                                     "ptxas info    : Used 40 registers, used 0 barriers\n"};
+    });
+  }
+};
+
+CompileOptions cached_options(const std::shared_ptr<CompileCache>& cache,
+                              const std::shared_ptr<util::ProcessRunner>& nvcc) {
+  return {.nvcc = "nvcc", .sandbox = nvcc, .cache = cache, .toolchain = "release 13.0"};
+}
+
+TEST(CompileCache, AnIdenticalCandidateIsCompiledOnce) {
+  util::TempDir dir;
+  auto cache = std::make_shared<CompileCache>(dir.path() / "cache", 0);
+  CountingNvcc nvcc;
+  auto runner = nvcc.runner();
+  auto options = cached_options(cache, runner);
+  const auto first =
+      compile_candidate(*runner, options, arch::Arch::kHopper, "code", dir.path() / "a");
+  ASSERT_TRUE(first.succeeded);
+  EXPECT_FALSE(first.cached);
+  const auto second =
+      compile_candidate(*runner, options, arch::Arch::kHopper, "code", dir.path() / "b");
+  ASSERT_TRUE(second.succeeded);
+  EXPECT_TRUE(second.cached);
+  EXPECT_EQ(nvcc.runs, 1);
+  auto object = util::read_file(second.shared_object);
+  ASSERT_TRUE(object.has_value());
+  EXPECT_EQ(*object, "object 1");
+  EXPECT_EQ(second.shared_object, dir.path() / "b" / "candidate.so");
+  ASSERT_EQ(second.kernels.size(), 1u);
+  EXPECT_EQ(second.kernels[0].registers, 40);
+  EXPECT_EQ(second.command, first.command);
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "b" / "candidate.d"));
+  EXPECT_EQ(cache->stats().hits, 1u);
+  EXPECT_EQ(cache->stats().misses, 1u);
+}
+
+TEST(CompileCache, TheKeyIsTheCodeTheArgvAndTheToolchain) {
+  util::TempDir dir;
+  auto cache = std::make_shared<CompileCache>(dir.path() / "cache", 0);
+  CountingNvcc nvcc;
+  auto runner = nvcc.runner();
+  auto options = cached_options(cache, runner);
+  compile_candidate(*runner, options, arch::Arch::kHopper, "code", dir.path() / "a");
+  compile_candidate(*runner, options, arch::Arch::kHopper, "code ", dir.path() / "b");
+  compile_candidate(*runner, options, arch::Arch::kBlackwell, "code", dir.path() / "c");
+  options.toolchain = "release 13.1";
+  compile_candidate(*runner, options, arch::Arch::kHopper, "code", dir.path() / "d");
+  EXPECT_EQ(nvcc.runs, 4);
+  EXPECT_EQ(cache->stats().hits, 0u);
+}
+
+TEST(CompileCache, AnEntryWhoseStoredKeyDiffersIsAMiss) {
+  // A hash collision (simulated by rewriting the stored key) must never hand out another
+  // candidate's object.
+  util::TempDir dir;
+  auto cache = std::make_shared<CompileCache>(dir.path() / "cache", 0);
+  CountingNvcc nvcc;
+  auto runner = nvcc.runner();
+  auto options = cached_options(cache, runner);
+  compile_candidate(*runner, options, arch::Arch::kHopper, "code", dir.path() / "a");
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path() / "cache")) {
+    util::write_file_atomic(entry.path() / "key.json", R"({"code":"other"})");
+  }
+  const auto again =
+      compile_candidate(*runner, options, arch::Arch::kHopper, "code", dir.path() / "b");
+  EXPECT_FALSE(again.cached);
+  EXPECT_EQ(nvcc.runs, 2);
+}
+
+TEST(CompileCache, CompileErrorsAreKeptTimeoutsAreNot) {
+  util::TempDir dir;
+  auto cache = std::make_shared<CompileCache>(dir.path() / "cache", 0);
+  CountingNvcc nvcc;
+  nvcc.exit_code = 2;
+  auto runner = nvcc.runner();
+  auto options = cached_options(cache, runner);
+  compile_candidate(*runner, options, arch::Arch::kHopper, "bad", dir.path() / "a");
+  const auto error =
+      compile_candidate(*runner, options, arch::Arch::kHopper, "bad", dir.path() / "b");
+  EXPECT_FALSE(error.succeeded);
+  EXPECT_TRUE(error.cached);
+  EXPECT_EQ(error.failure, "nvcc exit 2");
+  EXPECT_EQ(nvcc.runs, 1);
+  nvcc.exit_code = 0;
+  nvcc.time_out = true;
+  compile_candidate(*runner, options, arch::Arch::kHopper, "slow", dir.path() / "c");
+  compile_candidate(*runner, options, arch::Arch::kHopper, "slow", dir.path() / "d");
+  EXPECT_EQ(nvcc.runs, 3);
+}
+
+std::uint64_t folder_bytes(const std::filesystem::path& dir) {
+  std::uint64_t bytes = 0;
+  for (const auto& file : std::filesystem::recursive_directory_iterator(dir)) {
+    if (file.is_regular_file()) bytes += file.file_size();
+  }
+  return bytes;
+}
+
+TEST(CompileCache, EvictsTheLeastRecentlyUsedBeyondItsBudget) {
+  util::TempDir dir;
+  CountingNvcc nvcc;
+  auto runner = nvcc.runner();
+  // One entry's size, measured, sets a budget of three and a half entries.
+  {
+    auto probe = std::make_shared<CompileCache>(dir.path() / "probe", 0);
+    auto options = cached_options(probe, runner);
+    compile_candidate(*runner, options, arch::Arch::kHopper, "code 0", dir.path() / "probe-work");
+  }
+  const std::uint64_t entry_bytes = folder_bytes(dir.path() / "probe");
+  ASSERT_GT(entry_bytes, 0u);
+  const std::uint64_t budget = entry_bytes * 7 / 2;
+  auto cache = std::make_shared<CompileCache>(dir.path() / "cache", budget);
+  auto options = cached_options(cache, runner);
+  for (int i = 0; i < 6; ++i) {
+    compile_candidate(*runner, options, arch::Arch::kHopper, "code " + std::to_string(i),
+                      dir.path() / std::to_string(i));
+  }
+  EXPECT_EQ(cache->stats().evictions, 3u);
+  EXPECT_LE(folder_bytes(dir.path() / "cache"), budget);
+  // The newest is kept, the oldest went first.
+  const int runs = nvcc.runs;
+  compile_candidate(*runner, options, arch::Arch::kHopper, "code 5", dir.path() / "again5");
+  EXPECT_EQ(nvcc.runs, runs);
+  compile_candidate(*runner, options, arch::Arch::kHopper, "code 0", dir.path() / "again0");
+  EXPECT_EQ(nvcc.runs, runs + 1);
+}
+
+TEST(CompileCache, AnUnwritableFolderOnlyCostsTheSavedWork) {
+  util::TempDir dir;
+  util::write_file_atomic(dir.path() / "file", "x");
+  auto cache = std::make_shared<CompileCache>(dir.path() / "file" / "cache", 0);
+  CountingNvcc nvcc;
+  auto runner = nvcc.runner();
+  auto options = cached_options(cache, runner);
+  EXPECT_TRUE(
+      compile_candidate(*runner, options, arch::Arch::kHopper, "code", dir.path() / "a").succeeded);
+  EXPECT_TRUE(
+      compile_candidate(*runner, options, arch::Arch::kHopper, "code", dir.path() / "b").succeeded);
+  EXPECT_EQ(nvcc.runs, 2);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include "ptxbench/compile/compile_cache.hpp"
 #include "ptxbench/compile/log_scrub.hpp"
 #include "ptxbench/config.hpp"
 #include "ptxbench/util/fs.hpp"
@@ -81,6 +82,11 @@ CompileOutput compile_candidate(util::ProcessRunner& runner, const CompileOption
   out.command = nvcc_command(options.nvcc, arch, kSourceFileName, kObjectFileName);
   // The dependency rule comes out of the same preprocessing pass as the object.
   out.command.insert(out.command.end() - 3, {"-MD", "-MF", std::string(kDependencyFileName)});
+  const CompileKey key{
+      .code = std::string(code), .command = out.command, .toolchain = options.toolchain};
+  if (options.cache) {
+    if (auto cached = options.cache->find(key, work_dir)) return std::move(*cached);
+  }
   util::ProcessSpec spec{.argv = out.command,
                          .timeout = options.timeout,
                          .working_dir = work_dir,
@@ -113,6 +119,11 @@ CompileOutput compile_candidate(util::ProcessRunner& runner, const CompileOption
   } else {
     out.failure = "nvcc " + result.describe_end();
   }
+  // Only what the code decides is kept: a success or nvcc's own exit status, never a timeout, a
+  // stop or a signal, which depend on the machine and the moment.
+  const bool decided_by_code = result.started && !result.timed_out && !result.stopped &&
+                               result.term_signal == 0 && (out.succeeded || result.exit_code != 0);
+  if (options.cache && decided_by_code) options.cache->store(key, out, work_dir);
   return out;
 }
 

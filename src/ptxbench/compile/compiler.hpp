@@ -31,6 +31,10 @@ struct CompileOptions {
   // Runs nvcc instead of the runner passed to compile_candidate: the compile sandbox
   // (sandbox::compiler_policy), which sees only the candidate folder and the toolkit.
   std::shared_ptr<util::ProcessRunner> sandbox;
+  // Where finished compiles are kept and found again (compile_cache.hpp); null: none. A cached
+  // compile is keyed by the code, the argv and `toolchain`, nvcc's version line.
+  std::shared_ptr<class CompileCache> cache;
+  std::string toolchain;
 };
 
 struct CompileOutput {
@@ -42,6 +46,7 @@ struct CompileOutput {
   double seconds = 0;
   std::filesystem::path shared_object;
   std::vector<KernelResources> kernels;  // from ptxas -v
+  bool cached = false;                   // found in CompileOptions::cache, nvcc not run
 };
 
 // nvcc from PATH, else /usr/local/cuda/bin.
@@ -55,8 +60,8 @@ std::vector<std::string> nvcc_command(const std::filesystem::path& nvcc, arch::A
                                       std::string_view source, std::string_view output);
 
 // Writes `code` to work_dir/candidate.cu and compiles it there into candidate.so (nvcc_command
-// plus -MD -MF candidate.d). The log keeps no path or source line of files outside work_dir
-// (scrub_compiler_log).
+// plus -MD -MF candidate.d), or takes the same compile from options.cache. The log keeps no path
+// or source line of files outside work_dir (scrub_compiler_log).
 CompileOutput compile_candidate(util::ProcessRunner& runner, const CompileOptions& options,
                                 arch::Arch arch, std::string_view code,
                                 const std::filesystem::path& work_dir);

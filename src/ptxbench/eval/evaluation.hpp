@@ -68,6 +68,7 @@ struct CompileInfo {
   double seconds = 0;
   std::string log;                   // nvcc + ptxas output (capped)
   bool log_truncated = false;
+  bool cached = false;  // the compile of an identical candidate, found in the compile cache
 };
 
 // How a kernel was launched, from the CUPTI activity record of its timed launches (the last one

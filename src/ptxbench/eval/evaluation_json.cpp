@@ -147,7 +147,8 @@ json to_json(const Evaluation& e) {
   j["compile"] = {{"command", e.compile.command},
                   {"seconds", e.compile.seconds},
                   {"log", e.compile.log},
-                  {"log_truncated", e.compile.log_truncated}};
+                  {"log_truncated", e.compile.log_truncated},
+                  {"cached", e.compile.cached}};
   j["kernels"] = json::array();
   for (const auto& k : e.kernels) {
     j["kernels"].push_back({{"name", k.name},
@@ -239,6 +240,7 @@ util::Expected<Evaluation> evaluation_from_json(const json& j) {
       e.compile.seconds = get_or(*c, "seconds", 0.0);
       e.compile.log = get_or<std::string>(*c, "log", "");
       e.compile.log_truncated = get_or(*c, "log_truncated", false);
+      e.compile.cached = get_or(*c, "cached", false);
     }
     for (const auto& k : j.value("kernels", json::array())) {
       KernelReport r;

@@ -139,10 +139,11 @@ struct Evaluator::Impl {
       if (options.compile_memory_limit_bytes > 0)
         compile_options.memory_limit_bytes = options.compile_memory_limit_bytes;
       compile_options.sandbox = options.compile_runner;
-      context.emplace(
-          StaticContext{.runner = *runner,
-                        .compile = std::move(compile_options),
-                        .toolchain = {{"nvcc", compile::nvcc_version(*runner, *nvcc)}}});
+      compile_options.cache = options.compile_cache;
+      compile_options.toolchain = compile::nvcc_version(*runner, *nvcc);
+      context.emplace(StaticContext{.runner = *runner,
+                                    .compile = compile_options,
+                                    .toolchain = {{"nvcc", compile_options.toolchain}}});
     });
     return *context;
   }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ptxbench/compile/compile_cache.hpp"
 #include "ptxbench/eval/evaluation.hpp"
 #include "ptxbench/eval/gpu_stages.hpp"
 #include "ptxbench/eval/timing/timed_workloads.hpp"
@@ -55,6 +56,8 @@ struct EvaluatorOptions {
   // nvcc's runner (the compile sandbox); null: the evaluator's runner.
   std::shared_ptr<util::ProcessRunner> compile_runner;
   std::string sandbox = "off";  // what every record says of the sandbox (sandbox::describe)
+  // Finished compiles kept and found again by (code, argv, nvcc version); null: none.
+  std::shared_ptr<compile::CompileCache> compile_cache;
 };
 
 // Called once per candidate, from any thread but never two calls at once, as soon as its

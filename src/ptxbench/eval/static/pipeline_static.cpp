@@ -146,7 +146,8 @@ StaticOutcome run_static_stages(const task::Task& task, arch::Arch arch,
   e.compile = CompileInfo{.command = compiled.command,
                           .seconds = compiled.seconds,
                           .log = compiled.log,
-                          .log_truncated = compiled.log_truncated};
+                          .log_truncated = compiled.log_truncated,
+                          .cached = compiled.cached};
   e.stage(Stage::kCompile).seconds = compiled.seconds;
   if (!compiled.succeeded) {
     fail(e, Stage::kCompile, Verdict::kCompileError, compile_error_summary(compiled));
