@@ -5,6 +5,7 @@
 #include "ptxbench/fixit/export_rows.hpp"
 
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
 
@@ -154,6 +155,26 @@ TEST_F(ExportTest, CardCountsAndHash) {
   EXPECT_NE(card.find("teacher-x"), std::string::npos);
   EXPECT_EQ(percentiles({5, 1, 3, 2, 4}).p50, 3u);
   EXPECT_EQ(percentiles({5, 1, 3, 2, 4}).max, 5u);
+}
+
+// Names from configuration files (a teacher's, an explainer's) stay in their line and cell, and
+// the card's YAML header names both data files, written by yaml-cpp's emitter.
+TEST_F(ExportTest, TheCardQuotesWhatItShows) {
+  ExportedSet set = run(true);
+  for (auto& row : set.fixit) {
+    row.provenance.teacher = "t|x\n## injected teacher";
+    row.provenance.gpu = "H200\n## injected gpu";
+  }
+  std::vector<SftRow> none;
+  const std::string card =
+      render_dataset_card({.fixit = &set.fixit, .kernelgen = &none, .content_hash = "abc"});
+  EXPECT_EQ(card.find("\n## injected"), std::string::npos) << card;
+  EXPECT_NE(card.find("t\\|x\\n## injected teacher"), std::string::npos) << card;
+  ASSERT_EQ(card.rfind("---\n", 0), 0u);
+  const auto header = YAML::Load(card.substr(4, card.find("\n---\n", 4) - 4));
+  EXPECT_EQ(header["configs"][0]["config_name"].as<std::string>(), "fixit");
+  EXPECT_EQ(header["configs"][0]["data_files"][0]["path"].as<std::string>(), "fixit.jsonl");
+  EXPECT_EQ(header["configs"][1]["data_files"][0]["path"].as<std::string>(), "kernelgen.jsonl");
 }
 
 TEST(Verify, OnlyPassedWithMeasuredFamiliesIsVerified) {

@@ -98,5 +98,27 @@ TEST(RepairKill, ResumesAfterSigkill) {
   for (const auto& row : *repairs) EXPECT_EQ(row.status, RepairStatus::kNotRepaired);
 }
 
+// A teacher command that does not exist: the rows are not repaired, and the command says why.
+TEST(RepairKill, AMissingTeacherSaysWhy) {
+  util::TempDir work;
+  const fs::path folder_path = work.path() / "fixit";
+  {
+    auto folder = FixitFolder::open(folder_path);
+    ASSERT_TRUE(folder);
+    folder->write_mined(
+        {testing::mined_row("gemm_n7168_k5120", eval::Verdict::kCompileError, 1, 0)});
+  }
+  util::SystemProcessRunner runner;
+  auto result = runner.run(
+      {.argv = {PTXBENCH_EXE, "fixit", "repair", "--fixit", folder_path.string(),
+                "--teacher-command", (work.path() / "no-such-teacher").string(), "--no-gpu"},
+       .timeout = std::chrono::seconds(120)});
+  ASSERT_TRUE(result.started) << result.spawn_error;
+  EXPECT_NE(result.stdout_text.find("1 not repaired"), std::string::npos) << result.stdout_text;
+  EXPECT_NE(result.stderr_text.find(": not repaired: the teacher failed: "), std::string::npos)
+      << result.stderr_text;
+  EXPECT_NE(result.stderr_text.find("no-such-teacher"), std::string::npos) << result.stderr_text;
+}
+
 }  // namespace
 }  // namespace ptxbench::fixit

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "../agent/fakes.hpp"
 #include "fixit_samples.hpp"
 #include "ptxbench/task/task_loader.hpp"
@@ -78,6 +80,45 @@ TEST_F(RepairTest, UnjudgedWhenOnlyStaticStagesRan) {
             RepairStatus::kNotRepaired);
   EXPECT_EQ(repair_row_of(rows_[0], {.name = "x"}, trajectory, {.strict = false}).status,
             RepairStatus::kRepaired);
+}
+
+// A teacher that cannot answer (a command that does not exist, an endpoint that refuses) leaves
+// the row not repaired with the teacher's error as the reason, said and recorded.
+TEST_F(RepairTest, ATeacherThatFailsGivesTheReason) {
+  auto folder = FixitFolder::open(work_.path() / "fixit");
+  ASSERT_TRUE(folder);
+  auto provider = std::make_shared<testing::FakeProvider>(
+      [](const model::Conversation&, const model::CallContext&) -> model::CallResult {
+        return model::ProviderError{.message = "/no/such/teacher: No such file or directory"};
+      });
+  Teacher teacher{.name = "missing", .kind = "command", .provider = provider};
+  std::vector<std::string> said;
+  auto summary = repair_rows(*folder, {rows_[0]}, suite_, teacher, testing::fake_evaluate,
+                             {.max_turns = 2, .concurrency = 1},
+                             [&](std::string_view line) { said.emplace_back(line); });
+  ASSERT_TRUE(summary) << summary.error().message;
+  ASSERT_EQ(summary->rows.size(), 1u);
+  const auto& row = summary->rows[0];
+  EXPECT_EQ(row.status, RepairStatus::kNotRepaired);
+  EXPECT_NE(row.reason.find("/no/such/teacher: No such file or directory"), std::string::npos)
+      << row.reason;
+  EXPECT_TRUE(std::any_of(said.begin(), said.end(), [&](const std::string& line) {
+    return line.find(rows_[0].id + ": not repaired: ") != std::string::npos &&
+           line.find("No such file or directory") != std::string::npos;
+  }));
+  auto back = repair_row_from_json(to_json(row));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->reason, row.reason);
+}
+
+TEST_F(RepairTest, TurnsThatMissTheBarAreTheReason) {
+  agent::Trajectory trajectory;
+  trajectory.info.id = "t";
+  trajectory.turns = {{.turn = 1, .evaluation = testing::instructions_not_executed()}};
+  RepairRow row = repair_row_of(rows_[0], {.name = "x"}, trajectory, {});
+  EXPECT_EQ(row.status, RepairStatus::kNotRepaired);
+  EXPECT_NE(row.reason.find("no turn of 1 met the bar"), std::string::npos) << row.reason;
+  EXPECT_NE(row.reason.find("INSTRUCTIONS_NOT_EXECUTED"), std::string::npos) << row.reason;
 }
 
 }  // namespace

@@ -118,5 +118,25 @@ TEST(JobJournal, AJobCaughtRunningByACrashRunsAgainAndAFinishedOneDoesNot) {
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "rejected" / "0000000003-bad.json"));
 }
 
+// `serve --journal` at a file or a device is the user's mistake, said as such before the
+// service starts (not a filesystem exception from the journal's constructor).
+TEST(JobJournal, AJournalAtAFileOrDeviceIsRefused) {
+  util::TempDir dir;
+  util::write_file_atomic(dir.path() / "file", "x");
+  for (const std::filesystem::path& at :
+       {dir.path() / "file", std::filesystem::path("/dev/null"), dir.path() / "file" / "journal"}) {
+    auto journal = prepare_journal_dir(at);
+    ASSERT_FALSE(journal.has_value()) << at;
+    EXPECT_EQ(journal.error().message.rfind(at.string() + ": ", 0), 0u) << journal.error().message;
+  }
+  auto fresh = prepare_journal_dir(dir.path() / "journal");
+  ASSERT_TRUE(fresh.has_value()) << fresh.error().message;
+  EXPECT_TRUE(std::filesystem::is_directory(dir.path() / "journal" / "accepted"));
+  util::write_file_atomic(dir.path() / "broken" / "running", "a file where a folder belongs");
+  auto broken = prepare_journal_dir(dir.path() / "broken");
+  ASSERT_FALSE(broken.has_value());
+  EXPECT_NE(broken.error().message.find("running"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ptxbench::serve

@@ -80,5 +80,72 @@ TEST(RunMerge, ANonRunIsAnError) {
   EXPECT_NE(summary.error().message.find("not a run"), std::string::npos);
 }
 
+// Wrongly typed or incomplete input is an error naming the file and the field, and the merged
+// folder is left as it was (here: never created), however far the merge had got.
+TEST(RunMerge, AWronglyTypedRunJsonIsAnErrorNamingTheField) {
+  util::TempDir dir;
+  write_shard(dir.path() / "s0", "a", 2, 1, "finished");
+  util::write_file_atomic(dir.path() / "s1" / "run.json",
+                          R"({"config": "x", "grid": {"tasks": ["b"]}})");
+  auto summary = merge_runs({dir.path() / "s0", dir.path() / "s1"}, dir.path() / "out");
+  ASSERT_FALSE(summary.has_value());
+  EXPECT_EQ(summary.error().message,
+            (dir.path() / "s1" / "run.json").string() + ": config: expected a JSON object");
+  util::write_file_atomic(dir.path() / "s1" / "run.json",
+                          R"({"config": {"tasks": "b"}, "grid": {"tasks": ["b"]}})");
+  summary = merge_runs({dir.path() / "s0", dir.path() / "s1"}, dir.path() / "out");
+  ASSERT_FALSE(summary.has_value());
+  EXPECT_EQ(summary.error().message,
+            (dir.path() / "s1" / "run.json").string() + ": config.tasks: expected an array");
+  EXPECT_FALSE(fs::exists(dir.path() / "out"));
+}
+
+TEST(RunMerge, AMergedRunWithoutConfigIsAnError) {
+  util::TempDir dir;
+  write_shard(dir.path() / "s0", "a", 2, 1, "finished");
+  util::write_file_atomic(dir.path() / "out" / "run.json", R"({"grid": {}})");
+  auto summary = merge_runs({dir.path() / "s0"}, dir.path() / "out");
+  ASSERT_FALSE(summary.has_value());
+  EXPECT_EQ(summary.error().message,
+            (dir.path() / "out" / "run.json").string() + ": config: missing");
+  EXPECT_EQ(*util::read_file(dir.path() / "out" / "run.json"), R"({"grid": {}})");
+}
+
+TEST(RunMerge, AMalformedTrajectoryLeavesNoHalfWrittenFolder) {
+  util::TempDir dir;
+  write_shard(dir.path() / "s0", "a", 2, 1, "finished");
+  write_shard(dir.path() / "s1", "b", 2, 1, "finished");
+  write_shard(dir.path() / "s2", "c", 2, 1, "finished");
+  const auto bad = dir.path() / "s2" / "trajectories" / "m__c.json";
+  util::write_file_atomic(bad, R"({"info": ["not", "an", "object"], "turns": []})");
+  auto summary =
+      merge_runs({dir.path() / "s0", dir.path() / "s1", dir.path() / "s2"}, dir.path() / "out");
+  ASSERT_FALSE(summary.has_value());
+  EXPECT_EQ(summary.error().message, bad.string() + ": info: expected a JSON object");
+  EXPECT_FALSE(fs::exists(dir.path() / "out"));
+  util::write_file_atomic(bad, R"({"info": {"status": 3}, "turns": {}})");
+  summary =
+      merge_runs({dir.path() / "s0", dir.path() / "s1", dir.path() / "s2"}, dir.path() / "out");
+  ASSERT_FALSE(summary.has_value());
+  EXPECT_EQ(summary.error().message, bad.string() + ": info.status: expected a string");
+  util::write_file_atomic(bad, "{");
+  summary =
+      merge_runs({dir.path() / "s0", dir.path() / "s1", dir.path() / "s2"}, dir.path() / "out");
+  ASSERT_FALSE(summary.has_value());
+  EXPECT_EQ(summary.error().message, bad.string() + ": not valid JSON");
+  EXPECT_FALSE(fs::exists(dir.path() / "out"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), {}), 3) << "no staging left over";
+}
+
+TEST(RunMerge, OutAtAFileIsAnError) {
+  util::TempDir dir;
+  write_shard(dir.path() / "s0", "a", 2, 1, "finished");
+  util::write_file_atomic(dir.path() / "file", "x");
+  auto summary = merge_runs({dir.path() / "s0"}, dir.path() / "file");
+  ASSERT_FALSE(summary.has_value());
+  EXPECT_EQ(summary.error().message,
+            (dir.path() / "file").string() + ": exists and is not a folder");
+}
+
 }  // namespace
 }  // namespace ptxbench::slurm

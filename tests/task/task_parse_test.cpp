@@ -319,6 +319,25 @@ TEST(TaskSuiteLoad, ReportsBadFilesAndMissingDirectory) {
   EXPECT_FALSE(load_task_file(dir.path() / "absent.json").has_value());
 }
 
+// A symlink loop among the task files (or the family folders) is a problem of that file, not a
+// crash of the loader.
+TEST(TaskSuiteLoad, ASymlinkLoopIsAProblemOfItsFile) {
+  util::TempDir dir;
+  std::filesystem::create_directories(dir.path() / "gemm");
+  util::write_file_atomic(dir.path() / "gemm" / "good.json", valid_task().dump());
+  std::filesystem::create_symlink("loop.json", dir.path() / "gemm" / "loop.json");
+  auto suite = load_suite(dir.path());
+  ASSERT_FALSE(suite.has_value());
+  EXPECT_THAT(suite.error().message,
+              HasSubstr((dir.path() / "gemm" / "loop.json").string() + ": "));
+  EXPECT_THAT(suite.error().message, HasSubstr("symbolic links"));
+  std::filesystem::remove(dir.path() / "gemm" / "loop.json");
+  std::filesystem::create_symlink("family", dir.path() / "family");
+  auto family = load_suite(dir.path());
+  ASSERT_FALSE(family.has_value());
+  EXPECT_THAT(family.error().message, HasSubstr((dir.path() / "family").string() + ": "));
+}
+
 TEST(TaskRender, ShowsSignatureInAbiOrderAndRequestedFamilies) {
   auto task = parse(valid_task());
   ASSERT_TRUE(task.has_value()) << task.error().message;

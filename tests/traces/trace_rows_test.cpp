@@ -3,6 +3,7 @@
 #include "ptxbench/traces/trace_rows.hpp"
 
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include "ptxbench/traces/dataset_card.hpp"
 #include "ptxbench/util/fs.hpp"
@@ -72,12 +73,35 @@ TEST(TraceRows, TheReviewListFlagsExploitsByHashOrTurn) {
   EXPECT_FALSE(rows_of(make_trajectory(), "run-a", {})[1].exploit);
 }
 
+// The card's YAML header, parsed as the Hub reads it.
+YAML::Node front_matter(const std::string& card) {
+  EXPECT_EQ(card.rfind("---\n", 0), 0u);
+  const auto end = card.find("\n---\n", 4);
+  EXPECT_NE(end, std::string::npos);
+  return YAML::Load(card.substr(4, end - 4));
+}
+
 TEST(DatasetCard, NamesTheDataFileAndCountsVerdicts) {
   const auto rows = rows_of(make_trajectory(), "run-a", {});
   const auto card = render_dataset_card({.name = "t", .runs = {"run-a"}}, rows);
-  EXPECT_NE(card.find("path: traces.jsonl"), std::string::npos);
+  EXPECT_EQ(front_matter(card)["configs"][0]["data_files"][0]["path"].as<std::string>(),
+            "traces.jsonl");
   EXPECT_NE(card.find("| NO_CODE | 1 |"), std::string::npos);
   EXPECT_NE(card.find("not reviewed"), std::string::npos);
+}
+
+TEST(DatasetCard, ANameOrRunWithNewlinesStaysAValueAndInjectsNothing) {
+  const auto rows = rows_of(make_trajectory(), "run-a", {});
+  const std::string name = "t\nlicense: evil\n---\n# injected";
+  const auto card = render_dataset_card({.name = name, .runs = {"run\n## injected run"}}, rows);
+  const auto header = front_matter(card);
+  ASSERT_TRUE(header.IsMap());
+  EXPECT_EQ(header["pretty_name"].as<std::string>(), name);
+  EXPECT_FALSE(header["license"].IsDefined());
+  EXPECT_EQ(header.size(), 3u);  // pretty_name, tags, configs
+  EXPECT_EQ(header["configs"][0]["data_files"][0]["path"].as<std::string>(), "traces.jsonl");
+  EXPECT_EQ(card.find("\n# injected"), std::string::npos) << card;
+  EXPECT_EQ(card.find("\n## injected run"), std::string::npos) << card;
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // `ptxbench export-tasks --format harbor DIR [--task NAME|GLOB...] [--arch hopper|blackwell...]
 //  [--context LEVEL] [--image IMAGE]`: each task and arch as a self-contained Harbor task folder
-// (harbor/harbor_task.hpp), DIR/<task>-<arch>/. Files are written atomically; rerunning
-// rewrites them.
+// (harbor/harbor_task.hpp), DIR/<task>-<arch>/. Each folder is built aside and swapped into place;
+// rerunning rewrites them. The tasks start FROM the image docker/Dockerfile builds.
 #include <sys/stat.h>
 
 #include <fmt/format.h>
@@ -12,6 +12,7 @@
 #include "ptxbench/harbor/harbor_task.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
+#include "ptxbench/util/staged_folder.hpp"
 
 namespace ptxbench::cli {
 namespace {
@@ -60,7 +61,11 @@ int run_export_tasks(const ExportTasksFlags& flags) {
   if (!tasks) return fail(tasks.error().message);
   const auto solutions = agent::scan_solutions(agent::default_solutions_dir());
 
-  int written = 0;
+  if (auto out = util::check_output_folder(flags.out); !out)
+    return fail("out: " + out.error().message);
+  // Every task is rendered before anything is written; each folder is then built aside and
+  // swapped into place whole (a rerun leaves no stale file of an earlier export).
+  std::vector<std::pair<fs::path, std::map<std::string, harbor::HarborFile>>> folders;
   for (const auto* task : *tasks) {
     for (auto arch : archs) {
       if (!task->requested.contains(arch)) continue;  // the task is not posed on this arch
@@ -72,20 +77,28 @@ int run_export_tasks(const ExportTasksFlags& flags) {
                   .base_image = flags.image,
                   .solution = shipped_solution(solutions, task->name, arch)});
       if (!files) return fail(files.error().message);
-      const auto folder = fs::path(flags.out) / harbor::harbor_task_name(*task, arch);
-      for (const auto& [relative, file] : *files) {
-        const auto path = folder / relative;
-        fs::create_directories(path.parent_path());
-        util::write_file_atomic(path, file.content);
-        if (file.executable)
-          fs::permissions(path,
-                          fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
-                          fs::perm_options::add);
-      }
-      ++written;
+      folders.emplace_back(fs::path(flags.out) / harbor::harbor_task_name(*task, arch),
+                           std::move(*files));
     }
   }
-  fmt::print("{} Harbor tasks written to {}\n", written, flags.out);
+  for (const auto& [folder, files] : folders) {
+    auto staged = util::StagedFolder::begin(folder, util::StagedFolder::Start::kEmpty);
+    if (!staged) return fail(staged.error().message);
+    for (const auto& [relative, file] : files) {
+      const auto path = staged->path() / relative;
+      fs::create_directories(path.parent_path());
+      util::write_file_atomic(path, file.content);
+      if (file.executable)
+        fs::permissions(path,
+                        fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                        fs::perm_options::add);
+    }
+    if (auto published = staged->publish(); !published) return fail(published.error().message);
+  }
+  fmt::print("{} Harbor tasks written to {}\n", folders.size(), flags.out);
+  fmt::print(
+      "Their environments start FROM {}: build it first, in the ptxbench source tree, with\n  {}\n",
+      flags.image, harbor::image_build_command(flags.image));
   return kExitOk;
 }
 
@@ -102,7 +115,8 @@ void add_export_tasks_command(CLI::App& app, CommandContext& context) {
                   "Context level of the instruction: none, isa, guide, examples")
       ->capture_default_str();
   sub->add_option("--image", flags->image,
-                  "Base image of the environment (ptxbench and the CUDA tools installed)")
+                  "Base image of the environment: the image docker/Dockerfile builds "
+                  "(`docker build -f docker/Dockerfile -t TAG .` in the source tree)")
       ->capture_default_str();
   sub->add_option("--tasks-dir", flags->tasks_dir, "Task suite directory (default: built-in)");
   sub->add_option("--context-dir", flags->context_dir, "Context documents (default: built-in)");

@@ -1,6 +1,7 @@
 // `ptxbench export-traces RUN_DIR... --out DIR [--exploits FILE] [--name NAME]`: every completed
 // turn of the runs as one JSON Lines file (DIR/traces.jsonl) that `datasets` loads, and its
-// dataset card (DIR/README.md). Both are written atomically; the runs are only read.
+// dataset card (DIR/README.md). DIR is built aside and swapped into place (other files in it are
+// kept); the runs are only read.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "ptxbench/traces/dataset_card.hpp"
 #include "ptxbench/traces/trace_rows.hpp"
 #include "ptxbench/util/fs.hpp"
+#include "ptxbench/util/staged_folder.hpp"
 
 namespace ptxbench::cli {
 namespace {
@@ -35,6 +37,10 @@ util::Expected<std::vector<fs::path>> trajectory_files(const fs::path& run) {
 }
 
 int run_export_traces(const ExportTracesFlags& flags) {
+  if (auto out = util::check_output_folder(flags.out); !out) {
+    fmt::print(stderr, "ptxbench export-traces: --out: {}\n", out.error().message);
+    return kExitUsage;
+  }
   traces::ExploitList exploits;
   if (!flags.exploits.empty()) {
     auto loaded = traces::load_exploit_list(flags.exploits);
@@ -71,12 +77,20 @@ int run_export_traces(const ExportTracesFlags& flags) {
   }
   std::string lines;
   for (const auto& row : rows) lines += traces::to_json(row).dump() + "\n";
-  fs::create_directories(flags.out);
+  // Other files in the folder (a dataset repository's) are kept; the two written appear together.
+  auto staged = util::StagedFolder::begin(flags.out, util::StagedFolder::Start::kExisting);
+  if (!staged) {
+    fmt::print(stderr, "ptxbench export-traces: --out: {}\n", staged.error().message);
+    return kExitUsage;
+  }
   const traces::CardInputs card{
       .name = flags.name, .runs = run_names, .exploit_list_given = !flags.exploits.empty()};
-  util::write_file_atomic(fs::path(flags.out) / card.data_file, lines);
-  util::write_file_atomic(fs::path(flags.out) / "README.md",
-                          traces::render_dataset_card(card, rows));
+  util::write_file_atomic(staged->path() / card.data_file, lines);
+  util::write_file_atomic(staged->path() / "README.md", traces::render_dataset_card(card, rows));
+  if (auto published = staged->publish(); !published) {
+    fmt::print(stderr, "ptxbench export-traces: --out: {}\n", published.error().message);
+    return kExitUsage;
+  }
   fmt::print("{} turns from {} run(s) written to {}\n", rows.size(), flags.runs.size(),
              (fs::path(flags.out) / card.data_file).string());
   return kExitOk;

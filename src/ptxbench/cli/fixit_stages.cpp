@@ -15,6 +15,7 @@
 #include "ptxbench/model/provider_factory.hpp"
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/hash.hpp"
+#include "ptxbench/util/staged_folder.hpp"
 
 namespace ptxbench::cli {
 namespace {
@@ -290,16 +291,19 @@ int fixit_export(const fixit::FixitFolder& folder, const FixitEnvironment& env,
               kernelgen_text = fixit::to_jsonl(kernelgen_lines);
   std::string name = *selection ? (*selection)->recipe.name : "all";
   fs::path dir = folder.export_dir(name);
-  fs::create_directories(dir);
-  util::write_file_atomic(dir / "fixit.jsonl", fixit_text);
-  util::write_file_atomic(dir / "kernelgen.jsonl", kernelgen_text);
+  auto staged = util::StagedFolder::begin(dir, util::StagedFolder::Start::kEmpty);
+  if (!staged) return fail("export", staged.error().message);
+  util::write_file_atomic(staged->path() / "fixit.jsonl", fixit_text);
+  util::write_file_atomic(staged->path() / "kernelgen.jsonl", kernelgen_text);
   std::string card = fixit::render_dataset_card(
       {.fixit = &set.fixit,
        .kernelgen = &set.kernelgen,
        .selection = *selection ? &**selection : nullptr,
        .left_out = set.left_out,
        .content_hash = util::Fnv1a64().add(fixit_text).add(kernelgen_text).hex()});
-  util::write_file_atomic(dir / "README.md", card);
+  util::write_file_atomic(staged->path() / "README.md", card);
+  if (auto published = staged->publish(); !published)
+    return fail("export", published.error().message);
   folder.record_stage("export", {{"selection", name},
                                  {"include_unverified", include_unverified},
                                  {"fixit_rows", set.fixit.size()},

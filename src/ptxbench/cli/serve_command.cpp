@@ -132,6 +132,10 @@ int run_serve(const ServeFlags& flags) {
     fmt::print(stderr, "ptxbench serve: {}\n", suite.error().message);
     return kExitUsage;
   }
+  if (auto journal = serve::prepare_journal_dir(flags.journal); !journal) {
+    fmt::print(stderr, "ptxbench serve: --journal: {}\n", journal.error().message);
+    return kExitUsage;
+  }
   const int workers = flags.workers > 0
                           ? flags.workers
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

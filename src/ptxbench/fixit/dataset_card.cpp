@@ -1,6 +1,7 @@
 #include "ptxbench/fixit/dataset_card.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <map>
@@ -8,9 +9,30 @@
 #include <tuple>
 
 #include "ptxbench/prompt/prompt.hpp"
+#include "ptxbench/util/generated_text.hpp"
 
 namespace ptxbench::fixit {
 namespace {
+
+using util::markdown_inline;
+
+// The Hugging Face card's YAML header: one config per data file.
+std::string front_matter() {
+  YAML::Emitter yaml;
+  yaml << YAML::BeginMap << YAML::Key << "pretty_name" << YAML::Value << "ptxbench Fixit dataset";
+  yaml << YAML::Key << "tags" << YAML::Value << YAML::BeginSeq;
+  for (const char* tag : {"code", "cuda", "ptx", "gpu-kernels", "sft"}) yaml << tag;
+  yaml << YAML::EndSeq << YAML::Key << "configs" << YAML::Value << YAML::BeginSeq;
+  for (const char* name : {"fixit", "kernelgen"}) {
+    yaml << YAML::BeginMap << YAML::Key << "config_name" << YAML::Value << name;
+    yaml << YAML::Key << "data_files" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+    yaml << YAML::Key << "split" << YAML::Value << "train";
+    yaml << YAML::Key << "path" << YAML::Value << std::string(name) + ".jsonl";
+    yaml << YAML::EndMap << YAML::EndSeq << YAML::EndMap;
+  }
+  yaml << YAML::EndSeq << YAML::EndMap;
+  return fmt::format("---\n{}\n---\n\n", yaml.c_str());
+}
 
 std::size_t row_tokens(const SftRow& row) {
   std::size_t total = 0;
@@ -36,8 +58,9 @@ std::string counts_table(const std::vector<SftRow>& rows) {
   std::string out =
       "| task | verdict kind | arch | split | verified | unverified |\n|---|---|---|---|---|---|\n";
   for (const auto& [key, count] : cells) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", std::get<0>(key), std::get<1>(key),
-                       std::get<2>(key), std::get<3>(key), count.first, count.second);
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", markdown_inline(std::get<0>(key)),
+                       markdown_inline(std::get<1>(key)), markdown_inline(std::get<2>(key)),
+                       markdown_inline(std::get<3>(key)), count.first, count.second);
   }
   return out;
 }
@@ -64,7 +87,7 @@ Percentiles percentiles(std::vector<std::size_t> values) {
 std::string render_dataset_card(const CardInputs& inputs) {
   const auto& fixit = *inputs.fixit;
   const auto& kernelgen = *inputs.kernelgen;
-  std::string out = "# ptxbench Fixit dataset\n\n";
+  std::string out = front_matter() + "# ptxbench Fixit dataset\n\n";
   int verified = 0;
   for (const auto* rows : {&fixit, &kernelgen})
     for (const auto& row : *rows) verified += row.verified ? 1 : 0;
@@ -80,14 +103,16 @@ std::string render_dataset_card(const CardInputs& inputs) {
 
   std::set<std::string> teachers, explainers, gpus;
   for (const auto& row : fixit) {
-    teachers.insert(row.provenance.teacher);
+    teachers.insert(markdown_inline(row.provenance.teacher));
     if (!row.provenance.explainer.empty())
-      explainers.insert(row.provenance.explainer + " (" + row.provenance.length_bin + ")");
+      explainers.insert(
+          markdown_inline(row.provenance.explainer + " (" + row.provenance.length_bin + ")"));
   }
   for (const auto* rows : {&fixit, &kernelgen})
     for (const auto& row : *rows)
       if (row.verified)
-        gpus.insert(row.provenance.gpu.empty() ? "(GPU not named)" : row.provenance.gpu);
+        gpus.insert(row.provenance.gpu.empty() ? "(GPU not named)"
+                                               : markdown_inline(row.provenance.gpu));
   out += fmt::format("## Teachers\n\nrepair: {}\n\nexplanations: {}\n\n",
                      teachers.empty() ? "-" : fmt::format("{}", fmt::join(teachers, ", ")),
                      explainers.empty() ? "-" : fmt::format("{}", fmt::join(explainers, ", ")));
@@ -98,7 +123,8 @@ std::string render_dataset_card(const CardInputs& inputs) {
     out += "| task | stratum | available | taken |\n|---|---|---|---|\n";
     for (const auto& [task, cells] : inputs.selection->strata)
       for (const auto& [key, count] : cells)
-        out += fmt::format("| {} | {} | {} | {} |\n", task, key, count.available, count.taken);
+        out += fmt::format("| {} | {} | {} | {} |\n", markdown_inline(task), markdown_inline(key),
+                           count.available, count.taken);
     out += "\n";
   } else {
     out += "every mined row (no selection)\n\n";
@@ -112,8 +138,8 @@ std::string render_dataset_card(const CardInputs& inputs) {
   for (const auto* rows : {&fixit, &kernelgen})
     for (const auto& row : *rows)
       if (!row.verified)
-        out += fmt::format("- unverified: `{}` ({}): GPU stages not run\n", row.id,
-                           row.provenance.task);
+        out += fmt::format("- unverified: {} ({}): GPU stages not run\n", markdown_inline(row.id),
+                           markdown_inline(row.provenance.task));
   out +=
       "\n## Token lengths (estimated: bytes / 4)\n\n| rows | count | p50 | p90 | max "
       "|\n|---|---|---|---|---|\n";
@@ -122,7 +148,7 @@ std::string render_dataset_card(const CardInputs& inputs) {
   out += token_line("kernelgen, whole row", kernelgen, false);
   if (!inputs.left_out.empty()) {
     out += "\n## Left out\n\n";
-    for (const auto& line : inputs.left_out) out += "- " + line + "\n";
+    for (const auto& line : inputs.left_out) out += "- " + markdown_inline(line) + "\n";
   }
   return out;
 }

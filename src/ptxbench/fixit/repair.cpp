@@ -71,6 +71,19 @@ RepairRow repair_row_of(const MinedRow& row, const Teacher& teacher,
     if (chosen != nullptr) out.status = RepairStatus::kUnjudged;
   }
   if (chosen == nullptr && !trajectory.turns.empty()) chosen = &trajectory.turns.back();
+  if (out.status == RepairStatus::kRepaired) {
+    // no reason needed
+  } else if (!trajectory.info.error.empty()) {
+    out.reason = "the teacher failed: " + trajectory.info.error;
+  } else if (out.status == RepairStatus::kUnjudged) {
+    out.reason = "the GPU stages did not run here (fixit verify judges it on a GPU)";
+  } else if (chosen != nullptr && out.status == RepairStatus::kNotRepaired) {
+    out.reason =
+        fmt::format("no turn of {} met the bar (last: {}: {})", trajectory.turns.size(),
+                    eval::to_string(chosen->evaluation.verdict), chosen->evaluation.message);
+  } else if (chosen == nullptr) {
+    out.reason = "the teacher gave no reply";
+  }
   if (chosen == nullptr) return out;
   out.chosen_turn = chosen->turn;
   out.evaluation = chosen->evaluation;
@@ -164,8 +177,11 @@ util::Expected<RepairSummary> repair_rows(const FixitFolder& folder,
     }
   }
   for (std::size_t i = 0; i < selected.size(); ++i) {
-    if (results[i])
-      summary.rows.push_back(repair_row_of(selected[i], teacher, *results[i], options));
+    if (!results[i]) continue;
+    summary.rows.push_back(repair_row_of(selected[i], teacher, *results[i], options));
+    const auto& row = summary.rows.back();
+    if (say && row.status == RepairStatus::kNotRepaired)
+      say(fmt::format("{}: not repaired: {}", row.mined_id, row.reason));
   }
   return summary;
 }

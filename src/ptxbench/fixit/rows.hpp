@@ -69,6 +69,9 @@ struct RepairRow {
   std::string reply;
   std::string code;
   eval::Evaluation evaluation;  // of the chosen turn
+  // Why a row is not repaired or unjudged: the teacher's error (a command that does not exist,
+  // an endpoint that refuses) or the verdict of the last turn that missed the bar.
+  std::string reason;
 };
 
 enum class VerifyStatus { kVerified, kUnverified, kRejected };

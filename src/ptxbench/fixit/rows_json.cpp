@@ -177,7 +177,8 @@ Json to_json(const RepairRow& row) {
           {"chosen_turn", row.chosen_turn},
           {"reply", row.reply},
           {"code", row.code},
-          {"evaluation", eval::to_json(row.evaluation)}};
+          {"evaluation", eval::to_json(row.evaluation)},
+          {"reason", row.reason}};
 }
 
 util::Expected<RepairRow> repair_row_from_json(const Json& json) {
@@ -193,6 +194,7 @@ util::Expected<RepairRow> repair_row_from_json(const Json& json) {
   row.reply = r.get<std::string>("reply");
   row.code = r.get<std::string>("code");
   row.evaluation = r.evaluation("evaluation");
+  row.reason = r.get_or<std::string>("reason", "");  // absent in rows of older versions
   return r.result(std::move(row));
 }
 

@@ -4,6 +4,7 @@
 
 #include "ptxbench/util/check.hpp"
 #include "ptxbench/util/fs.hpp"
+#include "ptxbench/util/staged_folder.hpp"
 
 namespace ptxbench::serve {
 namespace fs = std::filesystem;
@@ -41,6 +42,19 @@ std::uint64_t sequence_of(const fs::path& path) {
 }
 
 }  // namespace
+
+util::Expected<fs::path> prepare_journal_dir(const fs::path& dir) {
+  auto folder = util::check_output_folder(dir);
+  if (!folder) return folder.error();
+  for (auto state : {JobState::kQueued, JobState::kRunning, JobState::kDone}) {
+    const auto sub = dir / folder_of(state);
+    if (auto checked = util::check_output_folder(sub); !checked) return checked.error();
+    std::error_code ec;
+    fs::create_directories(sub, ec);
+    if (ec) return util::make_error(sub.string() + ": " + ec.message());
+  }
+  return dir;
+}
 
 JobJournal::JobJournal(fs::path dir) : dir_(std::move(dir)) {
   for (auto state : {JobState::kQueued, JobState::kRunning, JobState::kDone})

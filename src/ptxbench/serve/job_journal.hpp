@@ -13,8 +13,13 @@
 #include <nlohmann/json.hpp>
 
 #include "ptxbench/serve/job.hpp"
+#include "ptxbench/util/expected.hpp"
 
 namespace ptxbench::serve {
+
+// Creates DIR and its three folders; "DIR: exists and is not a folder" (or the system's reason)
+// when it cannot, so that a bad --journal is refused before the service starts.
+util::Expected<std::filesystem::path> prepare_journal_dir(const std::filesystem::path& dir);
 
 class JobJournal {
  public:

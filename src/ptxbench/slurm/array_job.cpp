@@ -8,16 +8,34 @@
 #include <sstream>
 
 #include "ptxbench/util/fs.hpp"
+#include "ptxbench/util/generated_text.hpp"
+#include "ptxbench/util/staged_folder.hpp"
 
 namespace ptxbench::slurm {
 namespace fs = std::filesystem;
 namespace {
 
-// Single-quoted for bash: the script must pass each argument through unchanged.
 std::string quote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
+  return util::shell_quoted(text);
+}
+
+// A value of an #SBATCH line in double quotes (sbatch strips them). A control character would
+// end the line; '"' and '\\' are refused rather than escaped because in an --output file name a
+// backslash turns Slurm's %a off.
+util::Expected<std::string> sbatch_value(std::string_view what, const std::string& value) {
+  auto line = util::one_line(what, value, "an #SBATCH line");
+  if (!line) return line.error();
+  if (value.find_first_of("\"\\") != std::string::npos)
+    return util::make_error(
+        fmt::format("{}: {} holds '\"' or '\\', which an #SBATCH line cannot hold", what, value));
+  return "\"" + value + "\"";
+}
+
+// '%' in a file name of --output is Slurm's pattern character; "%%" is one '%'.
+std::string literal_percent(const std::string& path) {
+  std::string out;
+  for (char c : path) out += c == '%' ? std::string("%%") : std::string(1, c);
+  return out;
 }
 
 constexpr std::array<std::string_view, 3> kSubmitOnly{"--slurm", "--shards", "--out"};
@@ -64,8 +82,23 @@ std::vector<std::string> split_arguments(const std::string& text) {
   return {std::istream_iterator<std::string>(words), {}};
 }
 
-std::string render_array_script(const ArrayJob& job) {
-  const auto run_dir = fs::absolute(job.run_dir);
+util::Expected<std::string> render_array_script(const ArrayJob& job) {
+  const auto run_dir = fs::absolute(job.run_dir).lexically_normal();
+  auto run = sbatch_value("run folder", run_dir.string());
+  if (!run) return run.error();
+  auto name = sbatch_value("run folder", "ptxbench-" + run_dir.filename().string());
+  auto workdir = sbatch_value("working folder", fs::absolute(job.working_dir).string());
+  if (!workdir) return workdir.error();
+  auto log = sbatch_value("run folder", literal_percent(run_dir.string()) + "/slurm/shard-%a.log");
+  if (!name) return name.error();
+  if (!log) return log.error();
+  // The user's sbatch options go into the script, so that resubmitting it by hand keeps them.
+  std::string options;
+  for (const auto& option : job.sbatch_args) {
+    auto value = sbatch_value("--slurm", option);
+    if (!value) return value.error();
+    options += "#SBATCH " + *value + "\n";
+  }
   std::string command;
   for (const auto& arg : job.run_argv) command += quote(arg) + " ";
   return fmt::format(
@@ -73,34 +106,41 @@ std::string render_array_script(const ArrayJob& job) {
           "#!/bin/bash\n"
           "# ptxbench run as a job array: array task I runs shard I/{shards} into shards/shard-I.\n"
           "# Resubmitting resumes each shard where it stopped; `ptxbench merge` combines them.\n"
-          "#SBATCH --job-name=ptxbench-{name}\n"
+          "#SBATCH --job-name={name}\n"
           "#SBATCH --array=0-{last}\n"
           "#SBATCH --chdir={workdir}\n"
-          "#SBATCH --output={run}/slurm/shard-%a.log\n"
+          "#SBATCH --output={log}\n"
+          "{options}"
           "set -euo pipefail\n"
           "shard=\"${{SLURM_ARRAY_TASK_ID:?run this script with sbatch}}\"\n"
           "exec {command}--shard \"$shard/{shards}\" --out {run_q}/shards/shard-\"$shard\"\n"),
-      fmt::arg("shards", job.shards), fmt::arg("name", run_dir.filename().string()),
-      fmt::arg("last", job.shards - 1), fmt::arg("workdir", fs::absolute(job.working_dir).string()),
-      fmt::arg("run", run_dir.string()), fmt::arg("command", command),
-      fmt::arg("run_q", quote(run_dir.string())));
+      fmt::arg("shards", job.shards), fmt::arg("name", *name), fmt::arg("last", job.shards - 1),
+      fmt::arg("workdir", *workdir), fmt::arg("log", *log), fmt::arg("options", options),
+      fmt::arg("command", command), fmt::arg("run_q", quote(run_dir.string())));
 }
 
 util::Expected<SubmittedArray> submit_array_job(const ArrayJob& job, util::ProcessRunner& runner) {
-  const auto slurm_dir = fs::absolute(job.run_dir) / "slurm";
+  auto text = render_array_script(job);
+  if (!text) return text.error();
+  const auto run_dir = fs::absolute(job.run_dir).lexically_normal();
+  if (auto out = util::check_output_folder(run_dir); !out) return out.error();
+  const auto slurm_dir = run_dir / "slurm";
   fs::create_directories(slurm_dir);
-  fs::create_directories(fs::absolute(job.run_dir) / "shards");
+  fs::create_directories(run_dir / "shards");
   const auto script = slurm_dir / "array.sh";
-  util::write_file_atomic(script, render_array_script(job));
+  util::write_file_atomic(script, *text);
   fs::permissions(script, fs::perms::owner_exec, fs::perm_options::add);
-  std::vector<std::string> argv{"sbatch", "--parsable"};
-  argv.insert(argv.end(), job.sbatch_args.begin(), job.sbatch_args.end());
-  argv.push_back(script.string());
-  auto result = runner.run({.argv = argv, .timeout = std::chrono::minutes(2)});
-  if (!result.succeeded())
+  // The options are in the script (#SBATCH), where a resubmission finds them too.
+  auto result = runner.run(
+      {.argv = {"sbatch", "--parsable", script.string()}, .timeout = std::chrono::minutes(2)});
+  if (!result.succeeded()) {
+    std::string why = result.spawn_error.empty() ? result.stderr_text : result.spawn_error;
+    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
     return util::make_error(
-        fmt::format("sbatch: {}: {}", result.describe_end(),
-                    result.spawn_error.empty() ? result.stderr_text : result.spawn_error));
+        fmt::format("sbatch: {}: {}\nthe script is ready: submit it by hand with `sbatch {}` "
+                    "(docs/slurm.md), then `ptxbench merge {}`",
+                    result.describe_end(), why, quote(script.string()), quote(run_dir.string())));
+  }
   auto id = result.stdout_text.substr(0, result.stdout_text.find_first_of(";\n"));
   return SubmittedArray{.job_id = id, .script = script};
 }

@@ -19,7 +19,10 @@ struct ArrayJob {
   std::vector<std::string> sbatch_args;  // the user's, e.g. --partition=gpu --gres=gpu:1
 };
 
-std::string render_array_script(const ArrayJob& job);
+// The batch script. The run and working folders and the user's sbatch options are written
+// quoted into its #SBATCH lines (so `sbatch RUN/slurm/array.sh` alone resubmits it as it was);
+// a value an #SBATCH line cannot hold (a newline, '"', '\\') is an error.
+util::Expected<std::string> render_array_script(const ArrayJob& job);
 
 // The argv of this `ptxbench run` process without the options that only the submitting call
 // takes (--slurm ARGS, --shards N, --out DIR, also as --opt=value).
@@ -34,7 +37,8 @@ struct SubmittedArray {
   std::filesystem::path script;
 };
 
-// Writes RUN/slurm/array.sh and submits it with `sbatch --parsable`; sbatch's error otherwise.
+// Writes RUN/slurm/array.sh and submits it with `sbatch --parsable`. sbatch's error otherwise
+// (no sbatch here, a refused option), which also says that the script is ready to submit by hand.
 util::Expected<SubmittedArray> submit_array_job(const ArrayJob& job, util::ProcessRunner& runner);
 
 }  // namespace ptxbench::slurm

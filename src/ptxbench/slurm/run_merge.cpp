@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "ptxbench/util/fs.hpp"
+#include "ptxbench/util/staged_folder.hpp"
 
 namespace ptxbench::slurm {
 namespace fs = std::filesystem;
@@ -14,11 +15,54 @@ using nlohmann::json;
 namespace {
 
 util::Expected<json> read_json(const fs::path& path) {
-  auto text = util::read_file(path);
+  auto text = util::read_file(path, util::kMaxRecordFileBytes);
   if (!text) return text.error();
   auto parsed = json::parse(*text, nullptr, false);
   if (parsed.is_discarded()) return util::make_error(path.string() + ": not valid JSON");
   return parsed;
+}
+
+// "FILE: FIELD: problem" when `field` of `object` is present with another type than `is_type`.
+bool wrong_type(const json& object, const char* field, bool (json::*is_type)() const noexcept) {
+  return object.contains(field) && !(object.at(field).*is_type)();
+}
+
+// What merge reads of a run.json, checked before anything is read from it.
+util::Expected<json> read_run(const fs::path& path) {
+  auto run = read_json(path);
+  if (!run) return run;
+  const auto problem = [&](const std::string& what) {
+    return util::make_error(fmt::format("{}: {}", path.string(), what));
+  };
+  if (!run->is_object()) return problem("expected a JSON object");
+  for (const char* field : {"config", "grid"}) {
+    if (!run->contains(field)) return problem(fmt::format("{}: missing", field));
+    if (!run->at(field).is_object())
+      return problem(fmt::format("{}: expected a JSON object", field));
+    if (wrong_type(run->at(field), "tasks", &json::is_array))
+      return problem(fmt::format("{}.tasks: expected an array", field));
+  }
+  for (const char* field : {"sessions", "merged_from"})
+    if (wrong_type(*run, field, &json::is_array))
+      return problem(fmt::format("{}: expected an array", field));
+  return run;
+}
+
+// What merge reads of a trajectory: its info.status and the number of its turns.
+util::Expected<json> read_trajectory(const fs::path& path) {
+  auto trajectory = read_json(path);
+  if (!trajectory) return trajectory;
+  const auto problem = [&](const std::string& what) {
+    return util::make_error(fmt::format("{}: {}", path.string(), what));
+  };
+  if (!trajectory->is_object()) return problem("expected a JSON object");
+  if (wrong_type(*trajectory, "info", &json::is_object))
+    return problem("info: expected a JSON object");
+  if (trajectory->contains("info") &&
+      wrong_type(trajectory->at("info"), "status", &json::is_string))
+    return problem("info.status: expected a string");
+  if (wrong_type(*trajectory, "turns", &json::is_array)) return problem("turns: expected an array");
+  return trajectory;
 }
 
 // The part of a run's config that must agree across shards: all but its tasks.
@@ -40,8 +84,9 @@ std::string first_difference(const json& a, const json& b) {
 
 // Completed turns, and 1 more for a finished trajectory at the same count.
 std::pair<std::size_t, int> progress_of(const json& trajectory) {
-  const auto turns = trajectory.contains("turns") ? trajectory["turns"].size() : 0;
-  const auto status = trajectory.contains("info") ? trajectory["info"].value("status", "") : "";
+  const auto turns = trajectory.contains("turns") ? trajectory.at("turns").size() : 0;
+  const auto status =
+      trajectory.contains("info") ? trajectory.at("info").value("status", "") : std::string();
   return {turns, status == "running" ? 0 : 1};
 }
 
@@ -62,19 +107,19 @@ void copy_missing_files(const fs::path& from, const fs::path& to) {
 util::Expected<MergeSummary> merge_runs(const std::vector<fs::path>& shards, const fs::path& out) {
   if (shards.empty()) return util::make_error("merge: no shard folders given");
   // Check everything before writing anything.
+  auto out_folder = util::check_output_folder(out);
+  if (!out_folder) return out_folder.error();
   std::vector<json> runs;
   for (const auto& shard : shards) {
-    auto run = read_json(shard / "run.json");
-    if (!run)
-      return util::make_error(
-          fmt::format("{}: not a run ({})", shard.string(), run.error().message));
-    if (!run->contains("config") || !run->contains("grid"))
-      return util::make_error(fmt::format("{}/run.json: config, grid: missing", shard.string()));
+    if (!fs::exists(shard / "run.json"))
+      return util::make_error(fmt::format("{}: not a run (no run.json)", shard.string()));
+    auto run = read_run(shard / "run.json");
+    if (!run) return run.error();
     runs.push_back(std::move(*run));
   }
   std::optional<json> existing;
   if (fs::exists(out / "run.json")) {
-    auto run = read_json(out / "run.json");
+    auto run = read_run(out / "run.json");
     if (!run) return run.error();
     existing = std::move(*run);
   }
@@ -89,13 +134,28 @@ util::Expected<MergeSummary> merge_runs(const std::vector<fs::path>& shards, con
                       "configuration (all but the tasks)",
                       shards[i].string(), first_difference(mine, reference), reference_name));
   }
+  std::vector<std::vector<std::pair<fs::path, json>>> trajectories(shards.size());
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    const auto from = shards[i] / "trajectories";
+    if (!fs::is_directory(from)) continue;
+    for (const auto& entry : fs::directory_iterator(from)) {
+      if (entry.path().extension() != ".json") continue;
+      auto incoming = read_trajectory(entry.path());
+      if (!incoming) return incoming.error();
+      trajectories[i].emplace_back(entry.path().filename(), std::move(*incoming));
+    }
+  }
 
+  // The merged folder is built aside and replaces the old one only when complete.
+  auto staged = util::StagedFolder::begin(out, util::StagedFolder::Start::kExisting);
+  if (!staged) return staged.error();
+  const fs::path into = staged->path();
   json merged = existing ? *existing : runs.front();
   json tasks = merged["config"].value("tasks", json::array());
   json grid_tasks = merged["grid"].value("tasks", json::array());
   if (!existing) merged["sessions"] = json::array();
   MergeSummary summary{.shards = shards.size()};
-  fs::create_directories(out / "trajectories");
+  fs::create_directories(into / "trajectories");
   for (std::size_t i = 0; i < runs.size(); ++i) {
     for (const auto& task : runs[i]["config"].value("tasks", json::array())) {
       if (std::find(tasks.begin(), tasks.end(), task) == tasks.end()) tasks.push_back(task);
@@ -109,27 +169,21 @@ util::Expected<MergeSummary> merge_runs(const std::vector<fs::path>& shards, con
           merged["sessions"].end())
         merged["sessions"].push_back(entry);
     }
-    const auto from = shards[i] / "trajectories";
-    if (fs::is_directory(from)) {
-      for (const auto& entry : fs::directory_iterator(from)) {
-        if (entry.path().extension() != ".json") continue;
-        auto incoming = read_json(entry.path());
-        if (!incoming) return incoming.error();
-        const auto target = out / "trajectories" / entry.path().filename();
-        if (fs::exists(target)) {
-          auto current = read_json(target);
-          if (current && progress_of(*current) >= progress_of(*incoming)) {
-            ++summary.unchanged;
-            continue;
-          }
-          ++summary.updated;
-        } else {
-          ++summary.added;
+    for (const auto& [name, incoming] : trajectories[i]) {
+      const auto target = into / "trajectories" / name;
+      if (fs::exists(target)) {
+        auto current = read_trajectory(target);
+        if (current && progress_of(*current) >= progress_of(incoming)) {
+          ++summary.unchanged;
+          continue;
         }
-        util::write_file_atomic(target, incoming->dump(2));
+        ++summary.updated;
+      } else {
+        ++summary.added;
       }
+      util::write_file_atomic(target, incoming.dump(2));
     }
-    copy_missing_files(shards[i] / "responses", out / "responses");
+    copy_missing_files(shards[i] / "responses", into / "responses");
   }
   merged["config"]["tasks"] = tasks;
   merged["grid"]["tasks"] = grid_tasks;
@@ -139,7 +193,9 @@ util::Expected<MergeSummary> merge_runs(const std::vector<fs::path>& shards, con
     auto& from = merged["merged_from"];
     if (std::find(from.begin(), from.end(), path) == from.end()) from.push_back(path);
   }
-  util::write_file_atomic(out / "run.json", merged.dump(2));
+  util::write_file_atomic(into / "run.json", merged.dump(2));
+  auto published = staged->publish();
+  if (!published) return published.error();
   return summary;
 }
 

@@ -53,18 +53,30 @@ util::Expected<std::vector<Task>> load_suite(const std::filesystem::path& dir) {
   if (!std::filesystem::is_directory(dir, ec))
     return util::make_error(dir.string() + ": not a directory of task files");
   std::vector<std::filesystem::path> files;
+  std::vector<std::string> problems;
+  // Entries whose type cannot be read (a symlink loop, a dangling link) are problems of their
+  // own file; the error_code overloads never throw.
+  const auto type_problem = [&](const std::filesystem::directory_entry& entry) {
+    std::error_code type_ec;
+    const auto status = entry.status(type_ec);
+    if (type_ec)  // it is listed, so "no such file" means a dangling link
+      problems.push_back(entry.path().string() + ": " + type_ec.message());
+    return status;
+  };
   for (const auto& family : std::filesystem::directory_iterator(dir, ec)) {
-    if (!family.is_directory()) continue;
-    for (const auto& entry : std::filesystem::directory_iterator(family.path(), ec)) {
-      if (entry.is_regular_file() && entry.path().extension() == ".json")
-        files.push_back(entry.path());
+    if (!std::filesystem::is_directory(type_problem(family))) continue;
+    std::error_code family_ec;
+    for (const auto& entry : std::filesystem::directory_iterator(family.path(), family_ec)) {
+      if (entry.path().extension() != ".json") continue;
+      if (std::filesystem::is_regular_file(type_problem(entry))) files.push_back(entry.path());
     }
+    if (family_ec) problems.push_back(family.path().string() + ": " + family_ec.message());
   }
   if (ec) return util::make_error(dir.string() + ": " + ec.message());
+  if (!problems.empty()) return util::make_error(fmt::format("{}", fmt::join(problems, "\n")));
   if (files.empty()) return util::make_error(dir.string() + ": no tasks/<family>/*.json files");
 
   std::vector<Task> tasks;
-  std::vector<std::string> problems;
   for (const auto& file : files) {
     auto task = load_task_file(file);
     if (task) {

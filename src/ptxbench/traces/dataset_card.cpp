@@ -1,11 +1,37 @@
 #include "ptxbench/traces/dataset_card.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include <map>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
+#include "ptxbench/util/generated_text.hpp"
+
 namespace ptxbench::traces {
+namespace {
+
+// The Hugging Face card's YAML header, written by yaml-cpp's emitter so that any name stays
+// one value.
+std::string front_matter(const CardInputs& inputs) {
+  YAML::Emitter yaml;
+  yaml << YAML::BeginMap;
+  yaml << YAML::Key << "pretty_name" << YAML::Value << YAML::DoubleQuoted << inputs.name;
+  yaml << YAML::Key << "tags" << YAML::Value << YAML::BeginSeq;
+  for (const char* tag : {"code", "cuda", "ptx", "gpu-kernels", "trajectories"}) yaml << tag;
+  yaml << YAML::EndSeq;
+  yaml << YAML::Key << "configs" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+  yaml << YAML::Key << "config_name" << YAML::Value << "default";
+  yaml << YAML::Key << "data_files" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+  yaml << YAML::Key << "split" << YAML::Value << "train";
+  yaml << YAML::Key << "path" << YAML::Value << YAML::DoubleQuoted << inputs.data_file;
+  yaml << YAML::EndMap << YAML::EndSeq << YAML::EndMap << YAML::EndSeq << YAML::EndMap;
+  return fmt::format("---\n{}\n---\n\n", yaml.c_str());
+}
+
+}  // namespace
 
 std::string render_dataset_card(const CardInputs& inputs, const std::vector<TraceRow>& rows) {
   std::map<std::string, int> verdicts;
@@ -18,22 +44,21 @@ std::string render_dataset_card(const CardInputs& inputs, const std::vector<Trac
     trajectories.insert(row.run + "/" + row.trajectory_id);
     exploits += row.exploit ? 1 : 0;
   }
-  std::string out = fmt::format(
-      "---\npretty_name: {}\ntags:\n- code\n- cuda\n- ptx\n- gpu-kernels\n- trajectories\n"
-      "configs:\n- config_name: default\n  data_files:\n  - split: train\n    path: {}\n---\n\n",
-      inputs.name, inputs.data_file);
-  out += fmt::format("# {}\n\n", inputs.name);
+  std::vector<std::string> runs;
+  for (const auto& run : inputs.runs) runs.push_back(util::markdown_inline(run));
+  std::string out = front_matter(inputs);
+  out += fmt::format("# {}\n\n", util::markdown_inline(inputs.name));
   out += fmt::format(
       "Multi-turn trajectories of language models writing architecture-specific PTX/CUDA kernels "
       "for ptxbench tasks, one row per model turn: the reply, the candidate extracted from it, "
       "and the judge's verdict on it (static SASS checks, correctness against the reference, "
       "executed instruction families, timing against the vendor-library baseline).\n\n"
       "{} rows from {} trajectories of {} model(s) on {} task(s), exported from: {}.\n\n",
-      rows.size(), trajectories.size(), models.size(), tasks.size(), fmt::join(inputs.runs, ", "));
+      rows.size(), trajectories.size(), models.size(), tasks.size(), fmt::join(runs, ", "));
   out +=
       "```python\nfrom datasets import load_dataset\nrows = load_dataset(\"json\", "
-      "data_files=\"" +
-      inputs.data_file + "\", split=\"train\")\n```\n\n";
+      "data_files=" +
+      nlohmann::json(inputs.data_file).dump() + ", split=\"train\")\n```\n\n";
   out +=
       "## Columns\n\n"
       "| column | meaning |\n|---|---|\n"

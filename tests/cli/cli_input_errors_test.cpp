@@ -1,0 +1,182 @@
+// Bad input at every door is the user's error, said as "file: problem" with exit 2 (never exit
+// 3, "internal error"), and leaves nothing half-written; values from the command line written
+// into generated files stay values. Runs the built executable as a user would.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+
+#include "ptxbench/config.hpp"
+#include "ptxbench/util/fs.hpp"
+#include "ptxbench/util/process.hpp"
+
+namespace ptxbench::cli {
+namespace {
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+util::ProcessResult ptxbench(std::vector<std::string> args,
+                             std::vector<std::pair<std::string, std::string>> env = {}) {
+  args.insert(args.begin(), PTXBENCH_CLI_PATH);
+  util::SystemProcessRunner runner;
+  return runner.run(
+      {.argv = std::move(args), .timeout = std::chrono::seconds(60), .env = std::move(env)});
+}
+
+const fs::path kSource(config::kSourceDir);
+const fs::path kMiniRun = kSource / "tests" / "report" / "data" / "mini_run";
+
+std::size_t entries(const fs::path& dir) {
+  return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), {}));
+}
+
+void write_shard(const fs::path& dir, const std::string& task) {
+  util::write_file_atomic(dir / "run.json",
+                          R"({"config": {"tasks": [")" + task + R"("]}, "grid": {}})");
+  util::write_file_atomic(dir / "trajectories" / ("m__" + task + ".json"),
+                          R"({"info": {"status": "finished"}, "turns": []})");
+}
+
+TEST(CliInputErrors, MergeOfBadInputIsAUsageErrorAndWritesNothing) {
+  util::TempDir dir;
+  write_shard(dir.path() / "s0", "a");
+  write_shard(dir.path() / "s1", "b");
+  write_shard(dir.path() / "s2", "c");
+  util::write_file_atomic(dir.path() / "s2" / "trajectories" / "m__c.json",
+                          R"({"info": [1], "turns": []})");
+  const auto out = (dir.path() / "out").string();
+  auto malformed = ptxbench({"merge", (dir.path() / "s0").string(), (dir.path() / "s1").string(),
+                             (dir.path() / "s2").string(), "--out", out});
+  EXPECT_EQ(malformed.exit_code, 2) << malformed.stderr_text;
+  EXPECT_THAT(malformed.stderr_text, HasSubstr("m__c.json: info: expected a JSON object"));
+  EXPECT_FALSE(fs::exists(out)) << "a refused merge left a half-written folder";
+  EXPECT_EQ(entries(dir.path()), 3u);
+
+  util::write_file_atomic(dir.path() / "s1" / "run.json", R"({"config": 7, "grid": {}})");
+  auto typed =
+      ptxbench({"merge", (dir.path() / "s0").string(), (dir.path() / "s1").string(), "--out", out});
+  EXPECT_EQ(typed.exit_code, 2) << typed.stderr_text;
+  EXPECT_THAT(typed.stderr_text, HasSubstr("s1/run.json: config: expected a JSON object"));
+
+  util::write_file_atomic(dir.path() / "merged" / "run.json", R"({"grid": {}})");
+  auto no_config =
+      ptxbench({"merge", (dir.path() / "s0").string(), "--out", (dir.path() / "merged").string()});
+  EXPECT_EQ(no_config.exit_code, 2) << no_config.stderr_text;
+  EXPECT_THAT(no_config.stderr_text, HasSubstr("merged/run.json: config: missing"));
+
+  util::write_file_atomic(dir.path() / "file", "x");
+  auto at_file =
+      ptxbench({"merge", (dir.path() / "s0").string(), "--out", (dir.path() / "file").string()});
+  EXPECT_EQ(at_file.exit_code, 2) << at_file.stderr_text;
+  EXPECT_THAT(at_file.stderr_text, HasSubstr("file: exists and is not a folder"));
+}
+
+TEST(CliInputErrors, ExportsToAFileAreUsageErrors) {
+  util::TempDir dir;
+  util::write_file_atomic(dir.path() / "file", "x");
+  const auto file = (dir.path() / "file").string();
+  auto traces = ptxbench({"export-traces", kMiniRun.string(), "--out", file});
+  EXPECT_EQ(traces.exit_code, 2) << traces.stderr_text;
+  EXPECT_THAT(traces.stderr_text, HasSubstr("--out: " + file + ": exists and is not a folder"));
+  auto tasks = ptxbench({"export-tasks", file, "--task", "gemm_n7168_k5120", "--arch", "hopper"});
+  EXPECT_EQ(tasks.exit_code, 2) << tasks.stderr_text;
+  EXPECT_THAT(tasks.stderr_text, HasSubstr(file + ": exists and is not a folder"));
+  EXPECT_EQ(*util::read_file(file), "x");
+}
+
+TEST(CliInputErrors, ANewlineInTheDatasetNameStaysInItsYamlValue) {
+  util::TempDir dir;
+  const std::string name = "mine\nlicense: evil";
+  auto r = ptxbench(
+      {"export-traces", kMiniRun.string(), "--out", (dir.path() / "ds").string(), "--name", name});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const auto card = *util::read_file(dir.path() / "ds" / "README.md");
+  const auto header = YAML::Load(card.substr(4, card.find("\n---\n", 4) - 4));
+  EXPECT_EQ(header["pretty_name"].as<std::string>(), name);
+  EXPECT_FALSE(header["license"].IsDefined()) << card;
+  EXPECT_EQ(entries(dir.path()), 1u) << "no staging folder left";
+  // Exporting again into the folder keeps the files it holds besides the two it writes.
+  util::write_file_atomic(dir.path() / "ds" / ".gitattributes", "*.jsonl filter=lfs\n");
+  auto again =
+      ptxbench({"export-traces", kMiniRun.string(), "--out", (dir.path() / "ds").string()});
+  ASSERT_EQ(again.exit_code, 0) << again.stderr_text;
+  EXPECT_TRUE(fs::exists(dir.path() / "ds" / ".gitattributes"));
+  EXPECT_EQ(entries(dir.path() / "ds"), 3u);
+}
+
+TEST(CliInputErrors, ANewlineInTheImageIsRefusedBeforeAnythingIsWritten) {
+  util::TempDir dir;
+  const auto out = (dir.path() / "tasks").string();
+  auto r = ptxbench({"export-tasks", out, "--task", "gemm_n7168_k5120", "--arch", "hopper",
+                     "--image", "ptxbench:latest\nRUN touch /injected"});
+  EXPECT_EQ(r.exit_code, 2) << r.stderr_text;
+  EXPECT_THAT(r.stderr_text, HasSubstr("not an image reference"));
+  EXPECT_FALSE(fs::exists(out));
+  auto ok = ptxbench({"export-tasks", out, "--task", "gemm_n7168_k5120", "--arch", "hopper"});
+  ASSERT_EQ(ok.exit_code, 0) << ok.stderr_text;
+  EXPECT_THAT(ok.stdout_text, HasSubstr("docker build -f docker/Dockerfile -t ptxbench:latest ."));
+}
+
+TEST(CliInputErrors, AJournalAtAFileOrDeviceIsAUsageError) {
+  util::TempDir dir;
+  util::write_file_atomic(dir.path() / "tokens", "tester token-0123456789abcdef 4\n");
+  util::write_file_atomic(dir.path() / "file", "x");
+  for (const std::string& journal :
+       std::vector<std::string>{"/dev/null", (dir.path() / "file").string()}) {
+    auto r = ptxbench({"serve", "--tokens", (dir.path() / "tokens").string(), "--journal", journal,
+                       "--port", "0", "--no-gpu"});
+    EXPECT_EQ(r.exit_code, 2) << journal << ": " << r.stderr_text;
+    EXPECT_THAT(r.stderr_text, HasSubstr("--journal: " + journal + ": exists and is not a folder"));
+  }
+}
+
+TEST(CliInputErrors, ATaskFileSymlinkLoopIsAUsageError) {
+  util::TempDir dir;
+  fs::create_directories(dir.path() / "gemm");
+  fs::create_symlink("loop.json", dir.path() / "gemm" / "loop.json");
+  auto r = ptxbench({"tasks", "--tasks-dir", dir.path().string()});
+  EXPECT_EQ(r.exit_code, 2) << r.stderr_text;
+  EXPECT_THAT(r.stderr_text, HasSubstr((dir.path() / "gemm" / "loop.json").string() + ": "));
+}
+
+// `run --slurm`: the run folder cannot inject a command into the batch script, and without a
+// cluster the error says where the script is and how to submit it by hand.
+TEST(CliInputErrors, SlurmSubmissionsSayWhatToDo) {
+  util::TempDir dir;
+  const std::vector<std::string> run{"run",
+                                     "--model",
+                                     "replayed",
+                                     "--provider",
+                                     "replay",
+                                     "--replay",
+                                     (kSource / "tests" / "slurm" / "data" / "replies").string(),
+                                     "--no-gpu",
+                                     "--turns",
+                                     "1",
+                                     "--tasks",
+                                     "gemm_n7168_k5120",
+                                     "--archs",
+                                     "hopper",
+                                     "--slurm",
+                                     ""};
+  auto injected = run;
+  injected.insert(injected.end(), {"--out", (dir.path() / "grid").string() + "\ntouch " +
+                                                (dir.path() / "injected").string()});
+  auto refused = ptxbench(injected);
+  EXPECT_EQ(refused.exit_code, 2) << refused.stderr_text;
+  EXPECT_THAT(refused.stderr_text, HasSubstr("an #SBATCH line cannot hold"));
+  EXPECT_EQ(entries(dir.path()), 0u);
+
+  auto no_cluster = run;
+  no_cluster.insert(no_cluster.end(), {"--out", (dir.path() / "my grid").string()});
+  auto r = ptxbench(no_cluster, {{"PATH", (dir.path() / "no-bin").string()}});
+  EXPECT_EQ(r.exit_code, 2) << r.stderr_text;
+  const auto script = dir.path() / "my grid" / "slurm" / "array.sh";
+  EXPECT_TRUE(fs::exists(script));
+  EXPECT_THAT(r.stderr_text, HasSubstr("the script is ready: submit it by hand with `sbatch '" +
+                                       script.string() + "'`"));
+}
+
+}  // namespace
+}  // namespace ptxbench::cli
