@@ -6,6 +6,9 @@ set -u
 source "$TREE/benchmarks/gpu-check/lib.sh"
 cd "$BUILD" || exit 1
 s=$(now)
+timeout -k 5 300 ninja -k 0 -j"$(nproc)" >"$RESULTS/build.log" 2>&1
+log "build (every target)" $? "$s"
+s=$(now)
 timeout -k 5 200 ctest -L gpu -R 'sandbox_gpu_hostile' --output-on-failure >"$RESULTS/hostile.log" 2>&1
 log hostile $? "$s"
 s=$(now)
