@@ -48,8 +48,6 @@ class Engine {
   void evaluate_stream(const CandidateSource& next, const VerdictSink& sink);
   bool gpu_stages_available(arch::Arch arch, std::string& why);
 
-  Scheduler& scheduler() { return *scheduler_; }
-
  private:
   EvaluationSettings settings_;
   std::string sandbox_;

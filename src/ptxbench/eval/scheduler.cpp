@@ -98,6 +98,21 @@ int compile_threads(const SchedulerOptions& options) {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+// A caller's sink as a submission's on_verdict: once a call threw (the exception goes to that
+// candidate's future), later verdicts are not handed to it.
+std::function<void(const Evaluation&)> guarded_sink(const VerdictSink& sink,
+                                                    std::atomic<bool>& failed, std::size_t id) {
+  return [&sink, &failed, id](const Evaluation& e) {
+    if (!sink || failed) return;
+    try {
+      sink(id, e);
+    } catch (...) {
+      failed = true;
+      throw;
+    }
+  };
+}
+
 // A candidate between its submission and its verdict.
 struct Job {
   Submission submission;
@@ -424,15 +439,7 @@ std::vector<Evaluation> Scheduler::evaluate_pairs(arch::Arch arch,
     futures.push_back(submit({.task = pairs[i].task,
                               .arch = arch,
                               .input = pairs[i].input,
-                              .on_verdict = [&sink, &abandoned, i](const Evaluation& e) {
-                                if (!sink || abandoned) return;
-                                try {
-                                  sink(i, e);
-                                } catch (...) {
-                                  abandoned = true;
-                                  throw;
-                                }
-                              }}));
+                              .on_verdict = guarded_sink(sink, abandoned, i)}));
   }
   std::vector<Evaluation> evaluations(pairs.size());
   std::size_t judged = 0;
@@ -483,16 +490,7 @@ void Scheduler::evaluate_stream(const CandidateSource& next, const VerdictSink& 
       auto future = submit({.task = candidate->task,
                             .arch = candidate->arch,
                             .input = std::move(candidate->input),
-                            .on_verdict =
-                                [&sink, &failed, id = candidate->id](const Evaluation& e) {
-                                  if (!sink || failed) return;
-                                  try {
-                                    sink(id, e);
-                                  } catch (...) {
-                                    failed = true;
-                                    throw;
-                                  }
-                                },
+                            .on_verdict = guarded_sink(sink, failed, candidate->id),
                             .on_compiled = [compiled] { compiled->set_value(); }});
       {
         std::lock_guard lock(futures_mutex);

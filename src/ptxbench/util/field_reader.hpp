@@ -36,6 +36,7 @@ class FieldReader {
   FieldReader(const Json& object, std::string path) : object_(object), path_(std::move(path)) {
     if (!object_.is_object()) error_ = prefix_without_dot() + "expected a mapping";
   }
+  FieldReader(Json&&, std::string) = delete;  // it would keep a reference to a temporary
 
   bool has(std::string_view key) const {
     return object_.is_object() && object_.contains(key) && !object_[std::string(key)].is_null();
