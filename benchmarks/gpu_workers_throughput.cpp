@@ -1,7 +1,8 @@
-// Verdicts per GPU-hour of the GPU queue (what `serve` and `run` use for --gpus) with fake GPU
-// workers that each take a fixed GPU time per candidate: how close N workers come to N times
-// one worker's throughput. Usage: gpu_workers_throughput [GPU_MS_PER_CANDIDATE] [CANDIDATES]
-// (defaults 200 ms and 64). benchmarks/eval_throughput.sh measures real GPUs.
+// Verdicts per GPU-hour of the engine's scheduler (what every command uses for --gpus) with fake
+// GPU workers that each take a fixed GPU time per candidate and a faked toolchain: how close N
+// workers come to N times one worker's throughput. Usage: gpu_workers_throughput
+// [GPU_MS_PER_CANDIDATE] [CANDIDATES] (defaults 200 ms and 64). benchmarks/eval_throughput.sh
+// measures real GPUs.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -9,8 +10,10 @@
 #include <thread>
 #include <vector>
 
-#include "../tests/gpus/fake_gpu_worker.hpp"
-#include "ptxbench/agent/gpu_queue.hpp"
+#include "../tests/eval/fake_gpu_worker.hpp"
+#include "../tests/eval/fake_toolchain.hpp"
+#include "ptxbench/eval/scheduler.hpp"
+#include "ptxbench/task/task_loader.hpp"
 
 int main(int argc, char** argv) {
   using namespace ptxbench;
@@ -24,18 +27,20 @@ int main(int argc, char** argv) {
     std::vector<std::shared_ptr<eval::GpuStages>> stages;
     for (int i = 0; i < workers; ++i)
       stages.push_back(std::make_shared<testing::FakeGpuWorker>(i, gpu_time));
-    agent::GpuQueue queue(stages);
-    const task::Task task{.name = "benchmark"};
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<std::thread> threads;
-    for (int c = 0; c < candidates; ++c) {
-      threads.emplace_back([&, c] {
-        eval::CompiledCandidate candidate{.source_hash = std::to_string(c)};
-        eval::Evaluation e;
-        queue.run(task, candidate, e);
-      });
+    auto task = task::load_task_file(task::default_tasks_dir() / "gemm" / "gemm_n7168_k5120.json");
+    if (!task) {
+      fmt::print(stderr, "{}\n", task.error().message);
+      return 2;
     }
-    for (auto& t : threads) t.join();
+    std::vector<eval::TaskCandidate> pairs;
+    for (int c = 0; c < candidates; ++c)
+      pairs.push_back({.task = &*task,
+                       .input = {.text = "void run() {}  // " + std::to_string(c),
+                                 .is_markdown = false,
+                                 .source_name = std::to_string(c)}});
+    eval::Scheduler scheduler({.jobs = 8}, std::make_shared<testing::FakeToolchain>(), stages);
+    const auto start = std::chrono::steady_clock::now();
+    scheduler.evaluate_pairs(arch::Arch::kHopper, pairs);
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double per_gpu_hour = candidates / (wall / 3600.0) / workers;

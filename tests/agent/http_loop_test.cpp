@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "../model/loopback_server.hpp"
-#include "ptxbench/agent/evaluation_service.hpp"
 #include "ptxbench/agent/trajectory_runner.hpp"
+#include "ptxbench/eval/engine.hpp"
 #include "ptxbench/model/provider_factory.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
@@ -35,8 +35,10 @@ TEST(HttpLoop, AReplyWithoutCodeIsANoCodeTurn) {
   util::TempDir dir;
   auto run = RunDirectory::open(dir.path());
   ASSERT_TRUE(run);
-  auto evaluations = make_evaluation_service(/*gpu=*/false, 1, std::chrono::seconds(60));
-  TrajectoryRunner runner(*run, **provider, evaluations->function(), AgentOptions{.max_turns = 2});
+  auto engine =
+      eval::open_engine({.compile_timeout = std::chrono::seconds(60), .parallel = 1, .gpu = false});
+  ASSERT_TRUE(engine) << engine.error().message;
+  TrajectoryRunner runner(*run, **provider, (*engine)->function(), AgentOptions{.max_turns = 2});
   TrajectorySpec spec{.model = "loopback",
                       .provider = "openai",
                       .task = task::find_task(*suite, "gemm_n7168_k5120"),

@@ -222,3 +222,31 @@ TEST(CliEval, StaticallyVerifiedKernelExitsZeroAsNotRun) {
 
 }  // namespace
 }  // namespace ptxbench::cli
+
+namespace ptxbench::cli {
+namespace {
+
+// --compile-cache: the second evaluation of the same file reuses the first compile (nvcc not
+// run, the record says so) and reaches the same verdict with the same kernels.
+TEST(CliEval, TheCompileCacheServesAnIdenticalCandidate) {
+  util::TempDir cache;
+  auto eval_once = [&] {
+    auto r = ptxbench({"eval", candidate("hopper_wgmma_tma.cu"), "--task", "gemm_n7168_k5120",
+                       "--arch", "hopper", "--no-gpu", "--json", "--compile-cache",
+                       (cache.path() / "compiles").string()});
+    EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+    return nlohmann::json::parse(r.stdout_text);
+  };
+  const auto first = eval_once();
+  const auto second = eval_once();
+  EXPECT_EQ(first.at("compile").at("cached"), false);
+  EXPECT_EQ(second.at("compile").at("cached"), true);
+  EXPECT_EQ(second.at("verdict"), first.at("verdict"));
+  EXPECT_EQ(second.at("kernels"), first.at("kernels"));
+  EXPECT_EQ(second.at("compile").at("command"), first.at("compile").at("command"));
+  EXPECT_LT(second.at("compile").at("seconds").get<double>(),
+            first.at("compile").at("seconds").get<double>());
+}
+
+}  // namespace
+}  // namespace ptxbench::cli

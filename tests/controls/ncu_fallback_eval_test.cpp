@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "ptxbench/eval/evaluation_json.hpp"
-#include "ptxbench/eval/evaluator.hpp"
+#include "ptxbench/eval/scheduler.hpp"
 #include "ptxbench/eval/worker/worker_gpu_stages.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/check.hpp"
@@ -39,7 +39,7 @@ eval::Evaluation evaluate_two_kernels(const std::filesystem::path& ncu) {
                                                .ncu = ncu,
                                                .time = false};
   auto gpu = std::make_shared<eval::worker::WorkerGpuStages>(options, runner);
-  eval::Evaluator evaluator({}, runner, gpu);
+  eval::Scheduler evaluator({}, runner, gpu);
   return evaluator.evaluate(
       *task, arch::Arch::kHopper,
       {.text = *text, .is_markdown = false, .source_name = "two_kernels_ncu.cu"});

@@ -1,4 +1,4 @@
-// `ptxbench serve` evaluates through the same Evaluator and sandbox as `ptxbench eval`: with the
+// `ptxbench serve` evaluates through the same engine and sandbox as `ptxbench eval`: with the
 // real nvcc and --no-gpu, the record of a candidate submitted to the service is the line
 // `eval --json` prints for the same file, but for the figures that time the run; and the
 // default (strict) sandbox keeps a host file out of a compile error sent back to the client.

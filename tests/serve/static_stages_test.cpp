@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "ptxbench/compile/compiler.hpp"
-#include "ptxbench/eval/evaluator.hpp"
+#include "ptxbench/eval/engine.hpp"
 #include "ptxbench/prompt/abi_example.hpp"
 #include "service_harness.hpp"
 
@@ -51,12 +51,14 @@ class StaticStages : public ::testing::Test {
   void SetUp() override {
     if (!compile::find_nvcc()) GTEST_SKIP() << "nvcc not installed: the static stages need it";
   }
-  // The Evaluator's own stream, as `ptxbench serve` has it evaluate (one slot per GPU).
+  // The engine's own stream, as `ptxbench serve` has it evaluate (one slot per GPU).
   static serve::StreamEvaluateFn evaluate_with(std::vector<std::shared_ptr<eval::GpuStages>> gpus) {
     const bool gpu_stages = !gpus.empty() && gpus.front() != nullptr;
-    return serve::evaluate_through(std::make_shared<eval::Evaluator>(
-        eval::EvaluatorOptions{.run_gpu_stages = gpu_stages},
-        std::make_shared<util::SystemProcessRunner>(), std::move(gpus)));
+    return serve::evaluate_through(std::make_shared<eval::Engine>(
+        eval::EvaluationSettings{.sandbox = sandbox::Mode::kOff, .gpu = gpu_stages}, "off",
+        std::make_unique<eval::Scheduler>(eval::SchedulerOptions{.run_gpu_stages = gpu_stages},
+                                          std::make_shared<util::SystemProcessRunner>(),
+                                          std::move(gpus))));
   }
   static serve::StreamEvaluateFn evaluate_with(std::shared_ptr<eval::GpuStages> gpu) {
     return evaluate_with(std::vector<std::shared_ptr<eval::GpuStages>>{std::move(gpu)});

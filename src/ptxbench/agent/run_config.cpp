@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ptxbench/agent/config_file.hpp"
+#include "ptxbench/util/field_reader.hpp"
 
 namespace ptxbench::agent {
 namespace {
@@ -38,48 +39,20 @@ util::Expected<std::vector<std::string>> string_list(const Json& json, std::stri
 }
 
 util::Expected<int> int_in_range(const Json& json, std::string_view field, int min, int max) {
-  // Read as a 64-bit value first: get<int> would wrap 4294967297 to 1.
-  if (!json.is_number_integer() || json.get<std::int64_t>() < min ||
-      json.get<std::int64_t>() > max) {
-    return util::make_error(fmt::format("{}: expected an integer from {} to {} (got {})", field,
-                                        min, max, json.dump()));
-  }
+  if (auto problem = util::integer_problem(json, min, max))
+    return util::make_error(fmt::format("{}: {}", field, *problem));
   return static_cast<int>(json.get<std::int64_t>());
 }
 
-util::Expected<EvaluationSettings> evaluation_from_json(const Json& json) {
-  if (!json.is_object()) return util::make_error("evaluation: expected a mapping");
-  EvaluationSettings settings;
-  for (const auto& item : json.items()) {
-    const std::string& key = item.key();
-    const Json& value = item.value();
-    const std::string field = "evaluation." + key;
-    if (key == "gpu" || key == "all_turns_without_gpu") {
-      if (!value.is_boolean()) return util::make_error(field + ": expected true or false");
-      (key == "gpu" ? settings.gpu : settings.all_turns_without_gpu) = value.get<bool>();
-    } else if (key == "parallel") {
-      auto parallel = int_in_range(value, field, 0, kMaxParallel);
-      if (!parallel) return parallel.error();
-      settings.parallel = *parallel;
-    } else if (key == "compile_timeout_s") {
-      // Whole seconds: 0.4 would become 0 and every compile would "time out".
-      auto seconds = int_in_range(value, field, 1, kMaxCompileTimeoutSeconds);
-      if (!seconds) return seconds.error();
-      settings.compile_timeout = std::chrono::seconds(*seconds);
-    } else if (key == "sandbox") {
-      if (!value.is_string() || !sandbox::parse_mode(value.get<std::string>()))
-        return util::make_error(field + ": expected strict, best-effort or off");
-      settings.sandbox = *sandbox::parse_mode(value.get<std::string>());
-    } else if (key == "correctness_rule") {
-      auto rule =
-          value.is_string() ? task::parse_correctness_rule(value.get<std::string>()) : std::nullopt;
-      if (!rule) {
-        return util::make_error(field + ": expected as_accurate_as_library or matches_library");
-      }
-      settings.correctness_rule = rule;
-    } else {
-      return util::make_error(field + ": unknown field");
-    }
+util::Expected<RunEvaluation> evaluation_from_json(const Json& json) {
+  auto read = eval::read_settings(json, {}, kRunSettings, "evaluation", {"all_turns_without_gpu"});
+  if (!read) return read.error();
+  RunEvaluation settings;
+  static_cast<eval::EvaluationSettings&>(settings) = *read;
+  if (json.contains("all_turns_without_gpu")) {
+    if (!json["all_turns_without_gpu"].is_boolean())
+      return util::make_error("evaluation.all_turns_without_gpu: expected true or false");
+    settings.all_turns_without_gpu = json["all_turns_without_gpu"].get<bool>();
   }
   return settings;
 }
@@ -345,13 +318,8 @@ Json to_json(const RunConfig& config, const std::vector<const task::Task*>& task
   json["models"] = models;
   json["history"] = config.history.describe();
   json["target_speedup"] = config.target_speedup ? Json(*config.target_speedup) : Json(nullptr);
-  json["evaluation"] = {{"gpu", config.evaluation.gpu},
-                        {"parallel", config.evaluation.parallel},
-                        {"compile_timeout_s", config.evaluation.compile_timeout.count()},
-                        {"sandbox", sandbox::to_string(config.evaluation.sandbox)},
-                        {"all_turns_without_gpu", config.evaluation.all_turns_without_gpu}};
-  if (config.evaluation.correctness_rule)
-    json["evaluation"]["correctness_rule"] = task::to_string(*config.evaluation.correctness_rule);
+  json["evaluation"] = eval::settings_to_json(config.evaluation, kRunSettings);
+  json["evaluation"]["all_turns_without_gpu"] = config.evaluation.all_turns_without_gpu;
   json["task_selectors"] = config.tasks;
   json["tasks_dir"] = config.tasks_dir.string();
   json["context_dir"] = config.context_dir.string();

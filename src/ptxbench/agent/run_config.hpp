@@ -13,6 +13,7 @@
 
 #include "ptxbench/agent/history.hpp"
 #include "ptxbench/arch/arch.hpp"
+#include "ptxbench/eval/settings.hpp"
 #include "ptxbench/model/provider_config.hpp"
 #include "ptxbench/prompt/context_level.hpp"
 #include "ptxbench/sandbox/policy.hpp"
@@ -21,23 +22,22 @@
 
 namespace ptxbench::agent {
 
-struct EvaluationSettings {
-  bool gpu = true;   // run the GPU stages where a GPU of the arch exists
-  int parallel = 0;  // evaluations at once; 0: the number of CPU cores
-  std::chrono::seconds compile_timeout{180};
-  // Overrides every task's tolerance.rule (docs/correctness.md); unset: each task's own.
-  std::optional<task::CorrectnessRule> correctness_rule;
-  sandbox::Mode sandbox = sandbox::Mode::kStrict;  // docs/sandbox.md
+// The run's evaluation settings (the engine's, eval/settings.hpp) and what the run loop does
+// without the GPU stages.
+struct RunEvaluation : eval::EvaluationSettings {
   // Without the GPU stages the feedback after turn 1 says nothing new, so such a run stops
   // after turn 1 unless this asks for every turn.
   bool all_turns_without_gpu = false;
 };
 
+// The engine settings a run offers: all of them.
+inline constexpr eval::SettingSet kRunSettings = eval::SettingSet::all();
+
 // Ranges of the numbers (docs/running.md, "Limits").
 inline constexpr int kMaxSamples = 10000;
 inline constexpr int kMaxTurns = 1000;
-inline constexpr int kMaxParallel = 1024;
-inline constexpr int kMaxCompileTimeoutSeconds = 24 * 3600;
+using eval::kMaxCompileTimeoutSeconds;
+using eval::kMaxParallel;
 inline constexpr double kMaxTargetSpeedup = 1e6;
 
 // One explicit (task, context level) pair; a run listing cells runs exactly these.
@@ -56,7 +56,7 @@ struct RunConfig {
   int turns = 8;
   HistoryPolicy history;
   std::optional<double> target_speedup;
-  EvaluationSettings evaluation;
+  RunEvaluation evaluation;
   std::filesystem::path out;          // the run directory
   std::filesystem::path tasks_dir;    // empty: the built-in suite
   std::filesystem::path context_dir;  // empty: the built-in context documents

@@ -192,13 +192,4 @@ util::Expected<Trajectory> trajectory_from_json(const Json& json) {
   }
 }
 
-std::string utc_timestamp() {
-  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buffer;
-}
-
 }  // namespace ptxbench::agent

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "ptxbench/util/timestamps.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -90,6 +91,6 @@ model::Usage usage_from_json(const nlohmann::json& json);
 util::Expected<Trajectory> trajectory_from_json(const nlohmann::json& json);
 
 // ISO-8601 UTC with seconds, e.g. "2026-11-29T15:00:00Z".
-std::string utc_timestamp();
+using util::utc_timestamp;
 
 }  // namespace ptxbench::agent

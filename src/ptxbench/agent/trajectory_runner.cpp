@@ -1,4 +1,5 @@
 #include "ptxbench/agent/trajectory_runner.hpp"
+#include "ptxbench/util/timestamps.hpp"
 
 #include <fmt/format.h>
 
@@ -9,13 +10,7 @@
 #include "ptxbench/util/check.hpp"
 
 namespace ptxbench::agent {
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
+using util::seconds_since;
 
 std::string TrajectorySpec::id() const {
   PTXBENCH_CHECK(task != nullptr, "trajectory spec without a task");

@@ -10,14 +10,15 @@
 #include "ptxbench/agent/history.hpp"
 #include "ptxbench/agent/run_directory.hpp"
 #include "ptxbench/agent/trajectory.hpp"
-#include "ptxbench/eval/evaluator.hpp"
+#include "ptxbench/eval/candidate_input.hpp"
+#include "ptxbench/eval/evaluation.hpp"
 #include "ptxbench/model/provider.hpp"
 #include "ptxbench/prompt/prompt.hpp"
 #include "ptxbench/task/task.hpp"
 
 namespace ptxbench::agent {
 
-// The evaluation seam: the real one is an EvaluationService; tests pass a fake.
+// The evaluation seam: the real one is the engine's (eval::Engine::function); tests pass a fake.
 using EvaluateFn =
     std::function<eval::Evaluation(const task::Task&, arch::Arch, const eval::CandidateInput&)>;
 

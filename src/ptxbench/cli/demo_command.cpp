@@ -4,16 +4,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
-#include <ctime>
 #include <mutex>
 #include <string>
 
 #include "ptxbench/agent/demo.hpp"
-#include "ptxbench/agent/evaluation_service.hpp"
 #include "ptxbench/cli/command.hpp"
+#include "ptxbench/cli/settings_flags.hpp"
 #include "ptxbench/report/report.hpp"
 #include "ptxbench/task/task_loader.hpp"
+#include "ptxbench/util/timestamps.hpp"
 
 namespace ptxbench::cli {
 namespace {
@@ -24,18 +23,18 @@ struct DemoOptions {
   std::string tasks_dir;
   std::string context = "none";
   std::string context_dir;
-  bool no_gpu = false;
   bool all = false;  // replay broken variants even where no GPU stage can run
-  int parallel = 2;
+  SettingsFlags settings;
 };
 
+// The demo replays the shipped solutions on the default workloads: it offers every setting but
+// the timed workloads and kept artefacts, and compiles two at a time unless told otherwise.
+constexpr eval::SettingSet kDemoSettings =
+    eval::SettingSet::all().without(eval::Setting::kTimedWorkloads | eval::Setting::kKeepArtifacts);
+const eval::EvaluationSettings kDemoDefaults{.parallel = 2};
+
 std::filesystem::path default_out() {
-  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &utc);
-  return std::filesystem::path("runs") / fmt::format("demo-{}", stamp);
+  return std::filesystem::path("runs") / ("demo-" + util::utc_timestamp("%Y%m%d-%H%M%S"));
 }
 
 int run_demo(const DemoOptions& options) {
@@ -45,6 +44,11 @@ int run_demo(const DemoOptions& options) {
                options.context);
     return kExitUsage;
   }
+  auto settings = settings_from_flags(options.settings, kDemoDefaults);
+  if (!settings) {
+    fmt::print(stderr, "ptxbench demo: {}\n", settings.error().message);
+    return kExitUsage;
+  }
   auto suite =
       task::load_suite(options.tasks_dir.empty() ? task::default_tasks_dir()
                                                  : std::filesystem::path(options.tasks_dir));
@@ -52,6 +56,9 @@ int run_demo(const DemoOptions& options) {
     fmt::print(stderr, "ptxbench demo: {}\n", suite.error().message);
     return kExitUsage;
   }
+  eval::apply_correctness_rule(*settings, *suite);
+  auto engine = open_command_engine("demo", *settings);
+  if (!engine) return kExitUsage;
   std::filesystem::path solutions = options.solutions_dir.empty()
                                         ? agent::default_solutions_dir()
                                         : std::filesystem::path(options.solutions_dir);
@@ -65,7 +72,7 @@ int run_demo(const DemoOptions& options) {
       agent::plan_demo(*suite, scan, *level,
                        options.context_dir.empty() ? prompt::default_context_dir()
                                                    : std::filesystem::path(options.context_dir),
-                       options.parallel);
+                       eval::parallel_compiles(*settings));
 
   fmt::print(
       "ptxbench demo: {} solution file(s) with a `// ptxbench:` header among {} .cu file(s) "
@@ -87,11 +94,9 @@ int run_demo(const DemoOptions& options) {
     fmt::print(stderr, "ptxbench demo: {}\n", directory.error().message);
     return kExitUsage;
   }
-  auto evaluations =
-      agent::make_evaluation_service(!options.no_gpu, options.parallel, std::chrono::seconds(300));
   if (!options.all) {
     std::string why;
-    auto gpu_runs = [&](arch::Arch arch) { return evaluations->gpu_stages_available(arch, why); };
+    auto gpu_runs = [&](arch::Arch arch) { return engine->gpu_stages_available(arch, why); };
     if (const auto n = agent::set_aside_gpu_only(demo, gpu_runs); n > 0) {
       fmt::print(
           "  note: {} non-expert file(s) not replayed: {}: GPU stages not run (--all "
@@ -118,9 +123,9 @@ int run_demo(const DemoOptions& options) {
   fmt::print(
       "evaluating {} replies, {} at a time: each is compiled by nvcc (tens of seconds on a "
       "small CPU); one line per result\n",
-      total, std::max(1, options.parallel));
+      total, eval::parallel_compiles(*settings));
   std::fflush(stdout);
-  auto summary = agent::execute_run(demo.plan, *directory, evaluations->function(), observer);
+  auto summary = agent::execute_run(demo.plan, *directory, engine->function(), observer);
   if (!summary) {
     fmt::print(stderr, "ptxbench demo: {}\n", summary.error().message);
     return kExitUsage;
@@ -168,11 +173,10 @@ void add_demo_command(CLI::App& app, CommandContext& context) {
   sub->add_option("--context", options->context, "Context level of the prompts")
       ->capture_default_str();
   sub->add_option("--context-dir", options->context_dir, "Context documents (default: built-in)");
-  sub->add_flag("--no-gpu", options->no_gpu, "Stop after compile and static SASS even on a GPU");
   sub->add_flag("--all", options->all,
                 "Replay the broken variants even where no GPU stage can run (they only show "
                 "NOT_RUN there)");
-  sub->add_option("--parallel", options->parallel, "Evaluations at once")->capture_default_str();
+  add_settings_flags(*sub, options->settings, kDemoSettings, kDemoDefaults);
   sub->callback([options, &context] { context.exit_code = run_demo(*options); });
 }
 

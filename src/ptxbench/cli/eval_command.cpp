@@ -1,5 +1,5 @@
 // `ptxbench eval FILE... --task NAME|GLOB[,...] --arch hopper|blackwell [--json] [--out FILE]
-//  [--jobs N] [--keep-artifacts DIR] [--compile-timeout S] [--no-gpu] [--time-workloads SPEC]`:
+//  [the engine's settings: cli/settings_flags.hpp]`:
 // every (task, file) pair through the staged pipeline; later candidates compile while earlier
 // ones are on the GPU, and each verdict is printed as soon as it is known (a line per verdict,
 // or with --json one JSON record per line; --out FILE receives the JSON Lines too, record by
@@ -7,7 +7,6 @@
 // .markdown, .txt) give their last fenced code block; sources (.cu, .cuh, .cpp) are taken whole.
 // Exit 0 when every verdict is PASSED or NOT_RUN, 1 when any candidate failed a stage, 3 when
 // ptxbench itself failed, 128 + signal when stopped by SIGTERM / SIGINT.
-// --correctness-rule RULE overrides every task's tolerance.rule (docs/correctness.md).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,11 +19,10 @@
 
 #include "ptxbench/cli/command.hpp"
 #include "ptxbench/cli/eval_selection.hpp"
+#include "ptxbench/cli/settings_flags.hpp"
+#include "ptxbench/eval/engine.hpp"
 #include "ptxbench/eval/evaluation_json.hpp"
-#include "ptxbench/eval/evaluator.hpp"
 #include "ptxbench/eval/summary.hpp"
-#include "ptxbench/gpus/gpu_list.hpp"
-#include "ptxbench/sandbox/evaluation_sandbox.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/child_processes.hpp"
 #include "ptxbench/util/fs.hpp"
@@ -37,20 +35,15 @@ namespace {
 struct EvalOptions {
   std::vector<std::string> files;
   std::vector<std::string> tasks;  // names, globs or comma lists of them
-  std::string time_workloads = "headline";
   std::string arch;
   bool json = false;
   std::string out_file;  // JSON Lines, one record per verdict
-  int jobs = 0;
-  std::string keep_artifacts;
   std::string tasks_dir;
-  bool no_gpu = false;
-  std::string gpus;  // --gpus all|LIST; empty: the default worker
-  int compile_timeout_seconds = 180;
-  int racecheck_timeout_seconds = 15;
-  std::string correctness_rule;  // empty: each task's tolerance.rule
-  std::string sandbox = "strict";
+  SettingsFlags settings;
 };
+
+// eval offers every setting of the engine.
+constexpr eval::SettingSet kEvalSettings = eval::SettingSet::all();
 
 constexpr std::array<std::string_view, 3> kMarkdownExtensions{".md", ".markdown", ".txt"};
 constexpr std::array<std::string_view, 5> kSourceExtensions{".cu", ".cuh", ".cpp", ".cc", ".cxx"};
@@ -98,6 +91,11 @@ int run_eval(const EvalOptions& options) {
     fmt::print(stderr, "ptxbench eval: --arch {}: expected hopper or blackwell\n", options.arch);
     return kExitUsage;
   }
+  auto settings = settings_from_flags(options.settings, {});
+  if (!settings) {
+    fmt::print(stderr, "ptxbench eval: {}\n", settings.error().message);
+    return kExitUsage;
+  }
   auto suite =
       task::load_suite(options.tasks_dir.empty() ? task::default_tasks_dir()
                                                  : std::filesystem::path(options.tasks_dir));
@@ -105,23 +103,13 @@ int run_eval(const EvalOptions& options) {
     fmt::print(stderr, "ptxbench eval: {}\n", suite.error().message);
     return kExitUsage;
   }
-  if (!options.correctness_rule.empty()) {
-    auto rule = task::parse_correctness_rule(options.correctness_rule);
-    if (!rule) {
-      fmt::print(stderr,
-                 "ptxbench eval: --correctness-rule {}: expected as_accurate_as_library or "
-                 "matches_library\n",
-                 options.correctness_rule);
-      return kExitUsage;
-    }
-    for (auto& task : *suite) task.tolerance.rule = *rule;
-  }
+  eval::apply_correctness_rule(*settings, *suite);
   auto tasks = select_tasks(*suite, options.tasks);
   if (!tasks) {
     fmt::print(stderr, "ptxbench eval: {}\n", tasks.error().message);
     return kExitUsage;
   }
-  auto timed = select_timed_workloads(options.time_workloads, *tasks);
+  auto timed = select_timed_workloads(settings->timed_workloads.spec(), *tasks);
   if (!timed) {
     fmt::print(stderr, "ptxbench eval: {}\n", timed.error().message);
     return kExitUsage;
@@ -142,44 +130,8 @@ int run_eval(const EvalOptions& options) {
     }
   }
 
-  auto mode = sandbox::parse_mode(options.sandbox);
-  if (!mode) {
-    fmt::print(stderr, "ptxbench eval: --sandbox: {}\n", mode.error().message);
-    return kExitUsage;
-  }
-  // The evaluator shows its artefact folder to the worker's sandbox (read-only).
-  auto box =
-      sandbox::make_evaluation_sandbox(*mode, std::make_shared<util::SystemProcessRunner>(), {});
-  if (!box.usable) {
-    fmt::print(stderr,
-               "ptxbench eval: --sandbox strict: the sandbox cannot be set up here ({}); "
-               "see docs/sandbox.md, or choose --sandbox best-effort|off\n",
-               box.description);
-    return kExitInternal;
-  }
-  if (box.description != "full" && box.description != "off")
-    fmt::print(stderr, "ptxbench eval: WARNING: sandbox {}\n", box.description);
-  std::shared_ptr<util::ProcessRunner> runner = box.worker;
-  std::vector<std::shared_ptr<eval::GpuStages>> gpu_slots;  // one per GPU of --gpus
-  if (!options.no_gpu) {
-    auto slots = gpus::gpu_slots(
-        options.gpus, runner,
-        {.timed_workloads = *timed,
-         .racecheck_timeout = std::chrono::seconds(options.racecheck_timeout_seconds)});
-    if (!slots) {
-      fmt::print(stderr, "ptxbench eval: {}\n", slots.error().message);
-      return kExitUsage;
-    }
-    gpu_slots = std::move(*slots);
-  }
-  eval::Evaluator evaluator(
-      {.work_dir = options.keep_artifacts,
-       .compile_timeout = std::chrono::seconds(options.compile_timeout_seconds),
-       .jobs = options.jobs,
-       .run_gpu_stages = !options.no_gpu,
-       .compile_runner = box.compiler,
-       .sandbox = box.description},
-      runner, gpu_slots);
+  auto engine = open_command_engine("eval", *settings);
+  if (!engine) return kExitUsage;
   std::size_t done = 0;
   auto print_verdict = [&](std::size_t, const eval::Evaluation& e) {
     ++done;
@@ -196,7 +148,7 @@ int run_eval(const EvalOptions& options) {
   };
   std::vector<eval::Evaluation> evaluations;
   try {
-    evaluations = evaluator.evaluate_pairs(*arch, pairs, print_verdict);
+    evaluations = engine->evaluate_pairs(*arch, pairs, print_verdict);
   } catch (const util::Stopped&) {
     fmt::print(stderr, "ptxbench eval: stopped after {} of {} verdicts\n", done, pairs.size());
     return 128 + std::max(util::stop_signal(), 1);
@@ -204,24 +156,11 @@ int run_eval(const EvalOptions& options) {
 
   if (!options.json) {
     fmt::print("\n{}", eval::render_summary(evaluations));
-    if (!options.keep_artifacts.empty())
-      fmt::print("\nartifacts kept in {}\n", options.keep_artifacts);
+    if (!settings->keep_artifacts.empty())
+      fmt::print("\nartifacts kept in {}\n", settings->keep_artifacts.string());
   }
   return exit_code_of(evaluations);
 }
-
-// A usage error, not an internal one, when the path cannot become the artifacts directory.
-const CLI::Validator kDirectoryOrAbsent(
-    [](std::string& path) {
-      std::error_code error;
-      const auto status = std::filesystem::status(path, error);
-      if (error && error != std::errc::no_such_file_or_directory)
-        return path + ": " + error.message();
-      if (std::filesystem::exists(status) && !std::filesystem::is_directory(status))
-        return path + ": exists and is not a directory";
-      return std::string();
-    },
-    "DIR");
 
 }  // namespace
 
@@ -236,43 +175,13 @@ void add_eval_command(CLI::App& app, CommandContext& context) {
       ->required()
       ->allow_extra_args(false);
   sub->add_option("--arch", options->arch, "hopper (sm_90a) or blackwell (sm_100a)")->required();
-  sub->add_option("--sandbox", options->sandbox,
-                  "strict (default: every layer or nothing runs), best-effort (runs with what this "
-                  "machine has, says what is missing) or off; docs/sandbox.md")
-      ->check(CLI::IsMember({"strict", "best-effort", "off"}));
   sub->add_flag("--json", options->json,
                 "Print each evaluation record as one line of JSON (JSON Lines) as it is known");
   sub->add_option("--out", options->out_file,
                   "Also write the records to this file as JSON Lines, one line per verdict");
-  sub->add_option("--jobs", options->jobs, "Parallel compiles (default: all cores)")
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--keep-artifacts", options->keep_artifacts,
-                  "Keep sources, objects and cubins in this directory")
-      ->check(kDirectoryOrAbsent);
   sub->add_option("--tasks-dir", options->tasks_dir,
                   "Task suite directory (default: the built-in suite)");
-  sub->add_option("--compile-timeout", options->compile_timeout_seconds,
-                  "Seconds nvcc may take per candidate")
-      ->check(CLI::PositiveNumber);
-  sub->add_flag("--no-gpu", options->no_gpu,
-                "Stop after the static stages even where a GPU is present");
-  sub->add_option("--correctness-rule", options->correctness_rule,
-                  "as_accurate_as_library or matches_library: the rule that decides every "
-                  "task's correctness (default: each task's tolerance.rule; docs/correctness.md)");
-  sub->add_option("--gpus", options->gpus,
-                  "all, or a list of GPUs (0,1,3): one worker per GPU, each judging one "
-                  "candidate at a time while the others compile (default: one worker)");
-  sub->add_option("--time-workloads", options->time_workloads,
-                  "Workloads the timing stage times: headline (default), all, or a comma list "
-                  "of workload names (M8192,M8828; a task lacking one skips it). The verdict "
-                  "and headline speedup always come from the headline workload")
-      ->capture_default_str();
-  sub->add_option("--racecheck-timeout", options->racecheck_timeout_seconds,
-                  "Seconds racecheck may take on the smallest workload beyond the correctness "
-                  "check it runs beside; past them the sanitize stage reads \"not checked\", "
-                  "never \"passed\" (memcheck has its own 60 s)")
-      ->check(CLI::Range(1, 3600))
-      ->capture_default_str();
+  add_settings_flags(*sub, options->settings, kEvalSettings);
   sub->callback([options, &context] { context.exit_code = run_eval(*options); });
 }
 

@@ -6,14 +6,15 @@
 #include <ctime>
 
 #include "ptxbench/agent/demo.hpp"
-#include "ptxbench/agent/evaluation_service.hpp"
 #include "ptxbench/agent/run_config.hpp"
 #include "ptxbench/cli/command.hpp"
 #include "ptxbench/cli/fixit_pipeline.hpp"
 #include "ptxbench/cli/fixit_stages.hpp"
+#include "ptxbench/cli/settings_flags.hpp"
 #include "ptxbench/fixit/retrieve.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
+#include "ptxbench/util/timestamps.hpp"
 
 namespace ptxbench::cli {
 namespace {
@@ -23,8 +24,7 @@ namespace fs = std::filesystem;
 struct FixitFlags {
   std::string folder;
   std::string tasks_dir;
-  bool no_gpu = false;
-  int parallel = 2;
+  SettingsFlags settings;
   std::string selection;
   // mine
   std::vector<std::string> runs, verdicts, contexts, tasks, models;
@@ -90,8 +90,13 @@ std::optional<FixitEnvironment> environment(const FixitFlags& flags) {
     fmt::print(stderr, "ptxbench fixit: {}\n", suite.error().message);
     return std::nullopt;
   }
-  return FixitEnvironment{
-      .suite = std::move(*suite), .gpu = !flags.no_gpu, .parallel = flags.parallel};
+  auto settings = settings_from_flags(flags.settings, kFixitDefaults);
+  if (!settings) {
+    fmt::print(stderr, "ptxbench fixit: {}\n", settings.error().message);
+    return std::nullopt;
+  }
+  eval::apply_correctness_rule(*settings, *suite);
+  return FixitEnvironment{.suite = std::move(*suite), .settings = *settings};
 }
 
 // Opens the folder and the suite, then runs `stage`.
@@ -244,19 +249,18 @@ int run_retrieve(const FixitFlags& flags) {
 }
 
 std::string default_demo_out() {
-  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &utc);
-  return fmt::format("runs/fixit-demo-{}", stamp);
+  return "runs/fixit-demo-" + util::utc_timestamp("%Y%m%d-%H%M%S");
 }
 
 void add_common(CLI::App* sub, FixitFlags& flags) {
   sub->add_option("--fixit", flags.folder, "The Fixit folder");
   sub->add_option("--tasks-dir", flags.tasks_dir, "Task suite (default: built-in)");
-  sub->add_flag("--no-gpu", flags.no_gpu, "Stop evaluations after compile and static SASS");
-  sub->add_option("--parallel", flags.parallel, "Evaluations at once")->capture_default_str();
+}
+
+// The stages that evaluate also take the engine's settings.
+void add_evaluating(CLI::App* sub, FixitFlags& flags) {
+  add_common(sub, flags);
+  add_settings_flags(*sub, flags.settings, kFixitSettings, kFixitDefaults);
 }
 
 void add_teacher(CLI::App* sub, FixitFlags& flags, bool explainer) {
@@ -308,7 +312,7 @@ void add_fixit_command(CLI::App& app, CommandContext& context) {
   bind(balance, run_balance);
 
   auto* repair = fixit->add_subcommand("repair", "A teacher repairs the selected rows (resumable)");
-  add_common(repair, *flags);
+  add_evaluating(repair, *flags);
   add_teacher(repair, *flags, false);
   repair->add_option("--turns", flags->repair_turns, "Turns per repair")->capture_default_str();
   repair->add_option("--concurrency", flags->concurrency, "Repairs at once")->capture_default_str();
@@ -317,7 +321,7 @@ void add_fixit_command(CLI::App& app, CommandContext& context) {
   bind(repair, run_repair);
 
   auto* verify = fixit->add_subcommand("verify", "Keep repairs judged PASSED on a GPU");
-  add_common(verify, *flags);
+  add_evaluating(verify, *flags);
   verify->add_flag("--reevaluate", flags->reevaluate,
                    "Evaluate repairs whose GPU stages did not run (NOT_RUN) again here");
   verify->add_flag("--reevaluate-all", flags->reevaluate_all, "Evaluate every repair again here");
@@ -377,8 +381,7 @@ void add_fixit_command(CLI::App& app, CommandContext& context) {
   demo->add_option("--out", flags->out, "Fixit folder (default: runs/fixit-demo-<UTC time>)");
   demo->add_option("--solutions", flags->solutions_dir, "Solutions directory (default: built-in)");
   demo->add_option("--tasks-dir", flags->tasks_dir, "Task suite (default: built-in)");
-  demo->add_flag("--no-gpu", flags->no_gpu, "Stop evaluations after compile and static SASS");
-  demo->add_option("--parallel", flags->parallel, "Evaluations at once")->capture_default_str();
+  add_settings_flags(*demo, flags->settings, kFixitSettings, kFixitDefaults);
   demo->add_option("--length", flags->length, "Explanation length bin")->capture_default_str();
   bind(
       demo, +[](const FixitFlags& f) {

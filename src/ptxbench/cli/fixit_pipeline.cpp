@@ -8,10 +8,11 @@
 
 #include "ptxbench/agent/config_file.hpp"
 #include "ptxbench/agent/demo.hpp"
-#include "ptxbench/agent/evaluation_service.hpp"
 #include "ptxbench/agent/run_executor.hpp"
 #include "ptxbench/cli/command.hpp"
+#include "ptxbench/cli/settings_flags.hpp"
 #include "ptxbench/task/task_loader.hpp"
+#include "ptxbench/util/field_reader.hpp"
 #include "ptxbench/util/fs.hpp"
 
 namespace ptxbench::cli {
@@ -49,8 +50,7 @@ class ConfigReader {
   int integer(const Json& json, const std::string& path, const char* name, int fallback, int min,
               int max) {
     const Json& value = json.is_object() && json.contains(name) ? json.at(name) : Json(fallback);
-    if (!value.is_number_integer() || value.get<std::int64_t>() < min ||
-        value.get<std::int64_t>() > max) {
+    if (util::integer_problem(value, min, max)) {
       complain(path + name, fmt::format("expected a whole number from {} to {}", min, max));
       return fallback;
     }
@@ -118,15 +118,24 @@ int run_fixit_all(const fs::path& config_path) {
   if (!json.is_object()) return complain("expected a mapping");
   ConfigReader read;
   read.keys(json, "",
-            {"fixit", "runs", "tasks_dir", "gpu", "parallel", "mine", "recipes", "teacher",
-             "repair", "explainer", "explain", "export", "solutions"});
+            {"fixit", "runs", "tasks_dir", "gpu", "parallel", "evaluation", "mine", "recipes",
+             "teacher", "repair", "explainer", "explain", "export", "solutions"});
   const fs::path base = config_path.parent_path();
   const auto folder_name = read.get<std::string>(json, "", "fixit", "");
   const auto runs = read.get<std::vector<std::string>>(json, "", "runs", {});
   const auto solutions_dir = read.get<std::string>(json, "", "solutions", "");
   const auto tasks_dir = read.get<std::string>(json, "", "tasks_dir", "");
-  const bool gpu = read.get<bool>(json, "", "gpu", true);
-  const int parallel = read.integer(json, "", "parallel", 2, 1, 256);
+  // The engine's settings: `evaluation` (eval/settings.hpp), and the older top-level `gpu` and
+  // `parallel` beside it.
+  eval::EvaluationSettings settings = kFixitDefaults;
+  settings.gpu = read.get<bool>(json, "", "gpu", true);
+  settings.parallel = read.integer(json, "", "parallel", 2, 1, 256);
+  if (json.contains("evaluation")) {
+    auto read_settings =
+        eval::read_settings(json["evaluation"], settings, kFixitSettings, "evaluation");
+    if (!read_settings) read.complain("", read_settings.error().message);
+    if (read_settings) settings = *read_settings;
+  }
 
   const Json mine = json.value("mine", Json::object());
   read.keys(mine, "mine.", {"verdicts", "turns", "contexts", "tasks", "models", "include_not_run"});
@@ -190,7 +199,10 @@ int run_fixit_all(const fs::path& config_path) {
   auto suite = task::load_suite(tasks_dir.empty() ? task::default_tasks_dir()
                                                   : relative_to(base, tasks_dir));
   if (!suite) return complain(suite.error().message);
-  FixitEnvironment env{.suite = std::move(*suite), .gpu = gpu, .parallel = parallel};
+  eval::apply_correctness_rule(settings, *suite);
+  FixitEnvironment env{.suite = std::move(*suite), .settings = settings};
+  // Every recipe is repaired: the engine is opened (or refused) before any stage writes.
+  if (!engine_of(env, "all")) return kExitUsage;
   auto folder = fixit::FixitFolder::open(relative_to(base, folder_name));
   if (!folder) return complain(folder.error().message);
   std::vector<fs::path> run_paths;
@@ -219,6 +231,8 @@ int run_fixit_demo(const FixitDemoOptions& options, const FixitEnvironment& env)
     fmt::print(stderr, "ptxbench fixit demo: --length: {}\n", bin.error().message);
     return kExitUsage;
   }
+  auto engine = engine_of(env, "demo");
+  if (!engine) return kExitUsage;
   auto folder = fixit::FixitFolder::open(options.out);
   if (!folder) {
     fmt::print(stderr, "ptxbench fixit demo: {}\n", folder.error().message);
@@ -227,8 +241,9 @@ int run_fixit_demo(const FixitDemoOptions& options, const FixitEnvironment& env)
   // 1. The demo run: the project's solutions and broken controls replayed through the loop.
   fs::path source_run = folder->root() / "source-run";
   agent::SolutionScan scan = agent::scan_solutions(options.solutions_dir);
-  agent::DemoPlan demo = agent::plan_demo(env.suite, scan, prompt::ContextLevel::kNone,
-                                          prompt::default_context_dir(), env.parallel);
+  agent::DemoPlan demo =
+      agent::plan_demo(env.suite, scan, prompt::ContextLevel::kNone, prompt::default_context_dir(),
+                       eval::parallel_compiles(env.settings));
   fmt::print("fixit demo: 1/7 replaying {} solution file(s) into {}\n", demo.entries.size(),
              source_run.string());
   std::fflush(stdout);
@@ -238,13 +253,12 @@ int run_fixit_demo(const FixitDemoOptions& options, const FixitEnvironment& env)
       fmt::print(stderr, "ptxbench fixit demo: {}\n", directory.error().message);
       return kExitUsage;
     }
-    auto service = agent::make_evaluation_service(env.gpu, env.parallel, std::chrono::seconds(300));
     std::mutex mutex;
     agent::RunObserver observer{.on_turn = [&mutex](const agent::TurnEvent& event) {
       std::lock_guard lock(mutex);
       fmt::print(stderr, "  {}\n", agent::describe(event));
     }};
-    auto summary = agent::execute_run(demo.plan, *directory, service->function(), observer);
+    auto summary = agent::execute_run(demo.plan, *directory, engine->function(), observer);
     if (!summary) {
       fmt::print(stderr, "ptxbench fixit demo: {}\n", summary.error().message);
       return kExitUsage;
@@ -261,7 +275,8 @@ int run_fixit_demo(const FixitDemoOptions& options, const FixitEnvironment& env)
   TeacherChoice replay{.replay_solutions = options.solutions_dir.string()};
   fmt::print("fixit demo: 4/7 repair (replay teacher: the expert solutions)\n");
   if (int code =
-          fixit_repair(*folder, env, "demo", replay, {.max_turns = 2, .concurrency = env.parallel});
+          fixit_repair(*folder, env, "demo", replay,
+                       {.max_turns = 2, .concurrency = eval::parallel_compiles(env.settings)});
       code != kExitOk)
     return code;
   fmt::print("fixit demo: 5/7 verify\n");

@@ -6,8 +6,8 @@
 #include <mutex>
 
 #include "ptxbench/agent/config_file.hpp"
-#include "ptxbench/agent/evaluation_service.hpp"
 #include "ptxbench/cli/command.hpp"
+#include "ptxbench/cli/settings_flags.hpp"
 #include "ptxbench/fixit/dataset_card.hpp"
 #include "ptxbench/fixit/export_rows.hpp"
 #include "ptxbench/fixit/replay_teacher.hpp"
@@ -172,6 +172,11 @@ int fixit_balance(const fixit::FixitFolder& folder, const std::vector<fixit::Rec
   return kExitOk;
 }
 
+std::shared_ptr<eval::Engine> engine_of(const FixitEnvironment& env, std::string_view stage) {
+  if (!env.engine) env.engine = open_command_engine("fixit " + std::string(stage), env.settings);
+  return env.engine;
+}
+
 int fixit_repair(const fixit::FixitFolder& folder, const FixitEnvironment& env,
                  const std::string& selection_name, const TeacherChoice& choice,
                  const fixit::RepairOptions& options) {
@@ -182,9 +187,10 @@ int fixit_repair(const fixit::FixitFolder& folder, const FixitEnvironment& env,
   auto rows = selected_rows(*mined, *selection);
   auto teacher = make_teacher(choice, rows, env.suite, /*explainer=*/false);
   if (!teacher) return fail("repair", teacher.error().message);
-  auto service = agent::make_evaluation_service(env.gpu, env.parallel, std::chrono::seconds(300));
+  auto engine = engine_of(env, "repair");
+  if (!engine) return kExitUsage;
   auto summary =
-      fixit::repair_rows(folder, rows, env.suite, *teacher, service->function(), options, say);
+      fixit::repair_rows(folder, rows, env.suite, *teacher, engine->function(), options, say);
   if (!summary) return fail("repair", summary.error().message);
   auto before = folder.read_repairs();
   if (!before) return fail("repair", before.error().message);
@@ -211,12 +217,17 @@ int fixit_verify(const fixit::FixitFolder& folder, const FixitEnvironment& env, 
   if (!mined) return fail("verify", mined.error().message);
   auto repairs = folder.read_repairs();
   if (!repairs) return fail("verify", repairs.error().message);
-  auto service = agent::make_evaluation_service(env.gpu, env.parallel, std::chrono::seconds(300));
-  agent::EvaluateFn evaluate = service->function();
+  std::shared_ptr<eval::Engine> engine;
+  if (reevaluate) {
+    engine = engine_of(env, "verify");
+    if (!engine) return kExitUsage;
+  }
+  agent::EvaluateFn evaluate = engine ? agent::EvaluateFn(engine->function()) : nullptr;
   fixit::VerifyOptions options{.evaluate = reevaluate ? &evaluate : nullptr, .reevaluate_all = all};
   auto rows = fixit::verify_rows(*repairs, *mined, env.suite, options);
   folder.write_verified(rows);
-  folder.record_stage("verify", {{"gpu", env.gpu}, {"reevaluate", reevaluate}, {"all", all}});
+  folder.record_stage("verify",
+                      {{"gpu", env.settings.gpu}, {"reevaluate", reevaluate}, {"all", all}});
   std::map<std::string, int> counts;
   for (const auto& row : rows) ++counts[std::string(fixit::to_string(row.status))];
   fmt::print("verify: {} verified, {} unverified, {} rejected -> {}\n", counts["verified"],

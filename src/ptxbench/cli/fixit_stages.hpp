@@ -3,10 +3,14 @@
 // prints what it did. `fixit all` and `fixit demo` chain them; each returns an exit code.
 #pragma once
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "ptxbench/eval/engine.hpp"
+#include "ptxbench/eval/settings.hpp"
 #include "ptxbench/fixit/balance.hpp"
 #include "ptxbench/fixit/explain.hpp"
 #include "ptxbench/fixit/fixit_folder.hpp"
@@ -25,11 +29,21 @@ struct TeacherChoice {
   std::string name;  // for command teachers (default "command-teacher")
 };
 
+// The engine settings Fixit's evaluating stages offer (repair, verify, demo): all but kept
+// artefacts. Two compiles at once unless told otherwise.
+inline constexpr eval::SettingSet kFixitSettings =
+    eval::SettingSet::all().without(eval::Setting::kKeepArtifacts);
+inline const eval::EvaluationSettings kFixitDefaults{.parallel = 2};
+
 struct FixitEnvironment {
-  std::vector<task::Task> suite;
-  bool gpu = true;
-  int parallel = 2;
+  std::vector<task::Task> suite;  // with the settings' correctness rule laid over it
+  eval::EvaluationSettings settings = kFixitDefaults;
+  // The engine of the stages that evaluate, opened by the first of them (engine_of).
+  mutable std::shared_ptr<eval::Engine> engine;
 };
+
+// The environment's engine, opened on first use; null after printing why (exit kExitUsage).
+std::shared_ptr<eval::Engine> engine_of(const FixitEnvironment& env, std::string_view stage);
 
 int fixit_mine(const fixit::FixitFolder& folder, const FixitEnvironment& env,
                const std::vector<std::filesystem::path>& runs, const fixit::MineFilters& filters);

@@ -9,14 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "ptxbench/agent/evaluation_service.hpp"
 #include "ptxbench/agent/run_config.hpp"
 #include "ptxbench/agent/run_executor.hpp"
 #include "ptxbench/cli/command.hpp"
 #include "ptxbench/cli/run_scale.hpp"
+#include "ptxbench/cli/settings_flags.hpp"
 #include "ptxbench/fixit/retrieve.hpp"
 #include "ptxbench/model/provider_factory.hpp"
-#include "ptxbench/sandbox/policy.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
 
@@ -36,15 +35,13 @@ struct RunFlags {
   bool stream = false;
   // The grid and the loop.
   std::vector<std::string> tasks, archs, contexts, cells;
-  std::optional<int> samples, turns, parallel;
-  std::optional<std::string> sandbox;
+  std::optional<int> samples, turns;
   std::optional<std::string> history;
   std::string fixit;  // the retrieval level's Fixit folder
   int retrieve_k = 3;
   std::optional<double> target_speedup;
   std::string tasks_dir, context_dir;
-  bool no_gpu = false;
-  std::string correctness_rule;
+  SettingsFlags settings;
   RunScaleFlags scale;
   bool all_turns = false;
 };
@@ -118,17 +115,9 @@ util::Expected<agent::RunConfig> resolve_config(const RunFlags& flags) {
     config.history = *history;
   }
   if (flags.target_speedup) config.target_speedup = *flags.target_speedup;
-  if (flags.parallel) config.evaluation.parallel = *flags.parallel;
-  if (flags.sandbox) config.evaluation.sandbox = *sandbox::parse_mode(*flags.sandbox);
-  if (flags.no_gpu) config.evaluation.gpu = false;
-  if (!flags.correctness_rule.empty()) {
-    auto rule = task::parse_correctness_rule(flags.correctness_rule);
-    if (!rule) {
-      return util::make_error("--correctness-rule " + flags.correctness_rule +
-                              ": expected as_accurate_as_library or matches_library");
-    }
-    config.evaluation.correctness_rule = rule;
-  }
+  auto settings = settings_from_flags(flags.settings, config.evaluation);
+  if (!settings) return settings.error();
+  static_cast<eval::EvaluationSettings&>(config.evaluation) = *settings;
   if (flags.all_turns) config.evaluation.all_turns_without_gpu = true;
   if (!flags.tasks_dir.empty()) config.tasks_dir = flags.tasks_dir;
   if (!flags.context_dir.empty()) config.context_dir = flags.context_dir;
@@ -159,9 +148,7 @@ int run_run(const RunFlags& flags) {
     fmt::print(stderr, "ptxbench run: {}\n", suite.error().message);
     return kExitUsage;
   }
-  if (config->evaluation.correctness_rule) {
-    for (auto& task : *suite) task.tolerance.rule = *config->evaluation.correctness_rule;
-  }
+  eval::apply_correctness_rule(config->evaluation, *suite);
   auto tasks = agent::select_tasks(*suite, agent::task_selectors(*config));
   if (!tasks) {
     fmt::print(stderr, "ptxbench run: {}\n", tasks.error().message);
@@ -219,13 +206,13 @@ int run_run(const RunFlags& flags) {
     }
     plan.models.push_back({model_config, std::move(*provider)});
   }
+  auto engine = open_command_engine("run", config->evaluation);
+  if (!engine) return kExitUsage;
   auto directory = agent::RunDirectory::open(config->out);
   if (!directory) {
     fmt::print(stderr, "ptxbench run: {}\n", directory.error().message);
     return kExitUsage;
   }
-  auto evaluations = make_run_evaluations(flags.scale, config->evaluation);
-  if (!evaluations) return kExitUsage;
   std::mutex print_mutex;
   int unmatched_replays = 0;
   agent::RunObserver observer{
@@ -250,7 +237,7 @@ int run_run(const RunFlags& flags) {
             fmt::print(stderr, "{}\n", line);
           }};
   fmt::print(stderr, "run directory: {}\n", directory->root().string());
-  auto summary = agent::execute_run(plan, *directory, evaluations->function(), observer);
+  auto summary = agent::execute_run(plan, *directory, engine->function(), observer);
   if (!summary) {
     fmt::print(stderr, "ptxbench run: {}\n", summary.error().message);
     return kExitUsage;
@@ -318,17 +305,9 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   sub->add_option("--turns", flags->turns, "Turns per trajectory (default 8)");
   sub->add_option("--history", flags->history, "full (default) or last-K");
   sub->add_option("--target-speedup", flags->target_speedup, "Stop a trajectory once reached");
-  sub->add_option("--parallel", flags->parallel, "Evaluations at once (default: CPU cores)");
-  sub->add_option("--sandbox", flags->sandbox,
-                  "strict (default), best-effort or off: the sandbox of candidate code "
-                  "(docs/sandbox.md)")
-      ->check(CLI::IsMember({"strict", "best-effort", "off"}));
-  sub->add_flag("--no-gpu", flags->no_gpu,
-                "Stop after compile and static SASS (and after turn 1, unless --all-turns)");
-  sub->add_flag("--all-turns", flags->all_turns, "With --no-gpu: still run every turn");
-  sub->add_option("--correctness-rule", flags->correctness_rule,
-                  "as_accurate_as_library or matches_library: overrides every task's "
-                  "tolerance.rule (docs/correctness.md)");
+  add_settings_flags(*sub, flags->settings, agent::kRunSettings);
+  sub->add_flag("--all-turns", flags->all_turns,
+                "With --no-gpu: still run every turn (without it such a run stops after turn 1)");
   sub->add_option("--tasks-dir", flags->tasks_dir, "Task suite (default: built-in)");
   sub->add_option("--context-dir", flags->context_dir, "Context documents (default: built-in)");
   add_run_scale_flags(*sub, flags->scale);

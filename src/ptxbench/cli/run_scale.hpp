@@ -1,6 +1,6 @@
 // `ptxbench run` at scale: --slurm submits the run as a job array instead of running it,
-// --shard I/N (what each array task passes) keeps one shard's tasks, and --gpus gives each GPU
-// its own worker. Kept apart from run_command.cpp, which calls these functions.
+// --shard I/N (what each array task passes) keeps one shard's tasks. Kept apart from
+// run_command.cpp, which calls these functions.
 #pragma once
 #include <filesystem>
 #include <memory>
@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "ptxbench/agent/evaluation_service.hpp"
 #include "ptxbench/agent/run_config.hpp"
 #include "ptxbench/task/task.hpp"
 
@@ -22,7 +21,6 @@ struct RunScaleFlags {
   std::optional<std::string> sbatch_args;  // --slurm "ARGS": submit instead of running
   int shards = 0;                          // --shards N (default: one per task)
   std::string shard;                       // --shard I/N (set by the array script)
-  std::string gpus;                        // --gpus all|LIST; empty: one default worker
 };
 
 void add_run_scale_flags(CLI::App& sub, RunScaleFlags& flags);
@@ -33,10 +31,5 @@ int submit_run_to_slurm(const RunScaleFlags& flags, const std::filesystem::path&
 
 // Keeps the tasks of --shard when given; false (after printing why) when it is malformed.
 bool keep_shard_tasks(const RunScaleFlags& flags, std::vector<const task::Task*>& tasks);
-
-// The run's evaluations: its settings, and the GPU workers of --gpus; nullptr (after printing
-// why) when --gpus is malformed.
-std::unique_ptr<agent::EvaluationService> make_run_evaluations(
-    const RunScaleFlags& flags, const agent::EvaluationSettings& settings);
 
 }  // namespace ptxbench::cli

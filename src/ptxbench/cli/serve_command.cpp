@@ -1,9 +1,9 @@
-// `ptxbench serve --tokens FILE [--journal DIR] [--host H] [--port P] [--workers N]
-//  [--queue-capacity N] [--max-body-bytes B] [--reward FILE] [--no-gpu] [--gpus all|LIST]
-//  [--sandbox MODE] [--drain-timeout S] [--port-file FILE]`: the evaluation service and RL
-// environment of docs/serve.md (API: docs/openapi.yaml), evaluating through the same Evaluator
-// as `ptxbench eval` (compiles on the CPU cores, one GPU slot per GPU, the same sandbox), so a
-// record from the service is the record `eval --json` writes.
+// `ptxbench serve --tokens FILE [--journal DIR] [--host H] [--port P] [--queue-capacity N]
+//  [--max-body-bytes B] [--reward FILE] [--drain-timeout S] [--port-file FILE] [the engine's
+//  settings: cli/settings_flags.hpp]`: the evaluation service and RL environment of
+// docs/serve.md (API: docs/openapi.yaml), evaluating through the same engine as `ptxbench eval`
+// (compiles on the CPU cores, one GPU slot per GPU, the same sandbox), so a record from the
+// service is the record `eval --json` writes.
 // SIGTERM or SIGINT drains it: new submissions get 503, the evaluations under way finish and
 // are recorded (for up to --drain-timeout; those still running then are stopped and stay
 // queued), the queued ones stay in the journal for the next start; then it exits 0. A second
@@ -17,10 +17,8 @@
 #include <thread>
 
 #include "ptxbench/cli/command.hpp"
-#include "ptxbench/eval/evaluator.hpp"
-#include "ptxbench/gpus/gpu_list.hpp"
+#include "ptxbench/cli/settings_flags.hpp"
 #include "ptxbench/prompt/context_level.hpp"
-#include "ptxbench/sandbox/evaluation_sandbox.hpp"
 #include "ptxbench/serve/service.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/child_processes.hpp"
@@ -34,59 +32,15 @@ struct ServeFlags {
   std::string host = "127.0.0.1";
   int port = 8750;
   std::string tokens, journal = "ptxbench-serve", reward, tasks_dir, context_dir, port_file;
-  int workers = 0;
   std::size_t queue_capacity = 256;
   std::size_t max_body_bytes = 1 << 20;
-  int compile_timeout_seconds = 180;
   int drain_timeout_seconds = 60;
-  bool no_gpu = false;
-  std::string gpus;  // --gpus all|LIST
-  std::string sandbox = "strict";
+  SettingsFlags settings;
 };
 
-// The evaluations of the service: the sandbox of `mode`, one GPU slot per GPU of --gpus; null
-// (after printing why, with the exit code in `code`) when they cannot be set up.
-std::shared_ptr<eval::Evaluator> make_evaluator(const ServeFlags& flags, int workers,
-                                                std::size_t& gpu_count, int& code) {
-  auto mode = sandbox::parse_mode(flags.sandbox);
-  if (!mode) {
-    fmt::print(stderr, "ptxbench serve: --sandbox: {}\n", mode.error().message);
-    code = kExitUsage;
-    return nullptr;
-  }
-  // The evaluator shows its artefact folder to the worker's sandbox (read-only).
-  auto box =
-      sandbox::make_evaluation_sandbox(*mode, std::make_shared<util::SystemProcessRunner>(), {});
-  if (!box.usable) {
-    fmt::print(stderr,
-               "ptxbench serve: --sandbox strict: the sandbox cannot be set up here ({}); see "
-               "docs/sandbox.md, or choose --sandbox best-effort|off\n",
-               box.description);
-    code = kExitInternal;
-    return nullptr;
-  }
-  if (box.description != "full" && box.description != "off")
-    fmt::print(stderr, "ptxbench serve: WARNING: sandbox {}\n", box.description);
-  std::shared_ptr<util::ProcessRunner> runner = box.worker;
-  std::vector<std::shared_ptr<eval::GpuStages>> gpu_slots;  // one per GPU
-  if (!flags.no_gpu) {
-    auto slots = gpus::gpu_slots(flags.gpus, runner);
-    if (!slots) {
-      fmt::print(stderr, "ptxbench serve: {}\n", slots.error().message);
-      code = kExitUsage;
-      return nullptr;
-    }
-    gpu_slots = std::move(*slots);
-  }
-  gpu_count = gpu_slots.size();
-  return std::make_shared<eval::Evaluator>(
-      eval::EvaluatorOptions{.compile_timeout = std::chrono::seconds(flags.compile_timeout_seconds),
-                             .jobs = workers,
-                             .run_gpu_stages = !flags.no_gpu,
-                             .compile_runner = box.compiler,
-                             .sandbox = box.description},
-      runner, std::move(gpu_slots));
-}
+// The service offers every setting but kept artefacts: its stream never ends.
+constexpr eval::SettingSet kServeSettings =
+    eval::SettingSet::all().without(eval::Setting::kKeepArtifacts);
 
 // On SIGTERM/SIGINT: the evaluations under way get --drain-timeout to finish; those still
 // running then are stopped (their child processes ended) and go back to the queue.
@@ -126,6 +80,11 @@ int run_serve(const ServeFlags& flags) {
     }
     reward = *loaded;
   }
+  auto settings = settings_from_flags(flags.settings, {});
+  if (!settings) {
+    fmt::print(stderr, "ptxbench serve: {}\n", settings.error().message);
+    return kExitUsage;
+  }
   auto suite = task::load_suite(flags.tasks_dir.empty() ? task::default_tasks_dir()
                                                         : std::filesystem::path(flags.tasks_dir));
   if (!suite) {
@@ -136,13 +95,11 @@ int run_serve(const ServeFlags& flags) {
     fmt::print(stderr, "ptxbench serve: --journal: {}\n", journal.error().message);
     return kExitUsage;
   }
-  const int workers = flags.workers > 0
-                          ? flags.workers
-                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::size_t gpu_count = 0;
-  int code = kExitOk;
-  auto evaluator = make_evaluator(flags, workers, gpu_count, code);
-  if (!evaluator) return code;
+  eval::apply_correctness_rule(*settings, *suite);
+  const int workers = eval::parallel_compiles(*settings);
+  auto engine = open_command_engine("serve", *settings);
+  if (!engine) return kExitUsage;
+  const std::size_t gpu_count = engine->gpu_count();
   // Children stay up on the first signal: the drain decides when to stop them (and the watch
   // itself a little after the drain's bound, should the drain hang).
   const auto drain_timeout = std::chrono::seconds(flags.drain_timeout_seconds);
@@ -157,7 +114,7 @@ int run_serve(const ServeFlags& flags) {
        .limits = {.capacity = flags.queue_capacity, .workers = workers},
        .max_body_bytes = flags.max_body_bytes,
        .reward = reward},
-      *suite, std::move(*tokens), serve::evaluate_through(evaluator));
+      *suite, std::move(*tokens), serve::evaluate_through(engine));
   for (const auto& problem : service.queue().recovery_problems())
     fmt::print(stderr, "ptxbench serve: journal: {} (set aside)\n", problem);
   std::string why;
@@ -202,10 +159,6 @@ void add_serve_command(CLI::App& app, CommandContext& context) {
   sub->add_option("--port", flags->port, "Port to listen on (0: any free port)")
       ->capture_default_str();
   sub->add_option("--port-file", flags->port_file, "Write the port listened on to this file");
-  sub->add_option("--workers", flags->workers,
-                  "Evaluations under way at once (compiling, or waiting for or on a GPU; GPU "
-                  "stages one at a time per GPU); default: all cores")
-      ->check(CLI::NonNegativeNumber);
   sub->add_option("--queue-capacity", flags->queue_capacity,
                   "Evaluations that may wait; more get 429")
       ->capture_default_str();
@@ -216,22 +169,12 @@ void add_serve_command(CLI::App& app, CommandContext& context) {
   sub->add_option("--tasks-dir", flags->tasks_dir, "Task suite directory (default: built-in)");
   sub->add_option("--context-dir", flags->context_dir,
                   "Context documents directory (default: built-in)");
-  sub->add_option("--compile-timeout", flags->compile_timeout_seconds,
-                  "Seconds nvcc may take per candidate")
-      ->check(CLI::PositiveNumber);
-  sub->add_flag("--no-gpu", flags->no_gpu, "Stop after the static stages (verdict NOT_RUN)");
-  sub->add_option("--gpus", flags->gpus,
-                  "all, or a list of GPUs (0,1,3): one worker and queue per GPU (default: one "
-                  "worker)");
-  sub->add_option("--sandbox", flags->sandbox,
-                  "strict (default: every layer or nothing runs), best-effort (runs with what this "
-                  "machine has, says what is missing) or off; docs/sandbox.md")
-      ->check(CLI::IsMember({"strict", "best-effort", "off"}));
   sub->add_option("--drain-timeout", flags->drain_timeout_seconds,
                   "Seconds the evaluations under way may take to finish after SIGTERM; those "
                   "still running then are stopped and stay queued")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  add_settings_flags(*sub, flags->settings, kServeSettings);
   sub->callback([flags, &context] { context.exit_code = run_serve(*flags); });
 }
 

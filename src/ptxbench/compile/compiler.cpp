@@ -1,4 +1,5 @@
 #include "ptxbench/compile/compiler.hpp"
+#include "ptxbench/util/timestamps.hpp"
 
 #include <fmt/format.h>
 
@@ -98,7 +99,7 @@ CompileOutput compile_candidate(util::ProcessRunner& runner, const CompileOption
   std::filesystem::remove(work_dir / kDependencyFileName, ignored);
   const auto start = std::chrono::steady_clock::now();
   const auto result = (options.sandbox ? *options.sandbox : runner).run(spec);
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.seconds = util::seconds_since(start);
 
   std::string log = result.stderr_text;
   if (!log.empty() && !result.stdout_text.empty() && log.back() != '\n') log += '\n';

@@ -10,6 +10,7 @@
 
 #include "ptxbench/model/http_client.hpp"
 #include "ptxbench/util/check.hpp"
+#include "ptxbench/util/timestamps.hpp"
 
 namespace ptxbench::model {
 namespace {
@@ -114,8 +115,7 @@ HttpResponse CurlHttpClient::post(const HttpRequest& request) {
 
   auto start = std::chrono::steady_clock::now();
   CURLcode code = curl_easy_perform(curl);
-  response.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  response.seconds = util::seconds_since(start);
   if (code != CURLE_OK) {
     response.timed_out = code == CURLE_OPERATION_TIMEDOUT;
     response.transport_error = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <type_traits>
 
+#include "ptxbench/util/field_reader.hpp"
+
 namespace ptxbench::model {
 namespace {
 
@@ -30,80 +32,19 @@ double ms_to_seconds(std::chrono::milliseconds ms) {
   return static_cast<double>(ms.count()) / 1000.0;
 }
 
-// Reads optional fields of one JSON object, collecting the first problem with its field path.
-class FieldReader {
- public:
-  FieldReader(const Json& object, std::string path) : object_(object), path_(std::move(path)) {
-    if (!object_.is_object()) error_ = path_ + "expected a mapping";
-  }
+using util::FieldReader;
 
-  template <class T>
-  void read(std::string_view key, T& out) {
-    seen_.insert(std::string(key));
-    if (!error_.empty() || !object_.contains(key) || object_[std::string(key)].is_null()) return;
-    const Json& value = object_[std::string(key)];
-    if constexpr (std::is_same_v<T, int>) {
-      // get<int> would wrap 4294967297 to 1.
-      if (!value.is_number_integer() || value.get<std::int64_t>() < INT32_MIN ||
-          value.get<std::int64_t>() > INT32_MAX) {
-        error_ = fmt::format("{}{}: expected an integer ({})", path_, key, value.dump());
-        return;
-      }
-    } else if constexpr (std::is_same_v<T, std::size_t>) {
-      if (!value.is_number_integer() || value.get<std::int64_t>() < 0) {
-        error_ =
-            fmt::format("{}{}: expected a non-negative integer ({})", path_, key, value.dump());
-        return;
-      }
-    } else if constexpr (std::is_same_v<T, double>) {
-      if (!value.is_number() || !std::isfinite(value.get<double>())) {
-        error_ = fmt::format("{}{}: expected a finite number ({})", path_, key, value.dump());
-        return;
-      }
-    }
-    try {
-      out = value.get<T>();
-    } catch (const Json::exception&) {
-      error_ = fmt::format("{}{}: wrong type ({})", path_, key, value.dump());
-    }
+// Seconds in [0, kMaxSeconds]; the milliseconds they become cannot overflow.
+void read_seconds(FieldReader& fields, std::string_view key, std::chrono::milliseconds& out) {
+  std::optional<double> seconds;
+  fields.read(key, seconds);
+  if (!seconds) return;
+  if (*seconds < 0 || *seconds > kMaxSeconds) {
+    return fields.fail(
+        key, fmt::format("expected seconds between 0 and {} ({})", kMaxSeconds, *seconds));
   }
-  template <class T>
-  void read(std::string_view key, std::optional<T>& out) {
-    T value{};
-    bool present = object_.contains(key) && !object_[std::string(key)].is_null();
-    read(key, value);
-    if (present && error_.empty()) out = value;
-  }
-  // Seconds in [0, kMaxSeconds]; the milliseconds they become cannot overflow.
-  void read_seconds(std::string_view key, std::chrono::milliseconds& out) {
-    std::optional<double> seconds;
-    read(key, seconds);
-    if (!seconds) return;
-    if (*seconds < 0 || *seconds > kMaxSeconds) {
-      fail(fmt::format("{}: expected seconds between 0 and {} ({})", key, kMaxSeconds, *seconds));
-      return;
-    }
-    out = seconds_to_ms(*seconds);
-  }
-  void mark(std::string_view key) { seen_.insert(std::string(key)); }
-  void fail(std::string message) {
-    if (error_.empty()) error_ = path_ + message;
-  }
-  // Call last: reports keys nobody asked for.
-  const std::string& finish() {
-    if (!object_.is_object()) return error_;
-    for (const auto& item : object_.items()) {
-      if (!seen_.contains(item.key())) fail(fmt::format("{}: unknown field", item.key()));
-    }
-    return error_;
-  }
-
- private:
-  const Json& object_;
-  std::string path_;
-  std::set<std::string> seen_;
-  std::string error_;
-};
+  out = seconds_to_ms(*seconds);
+}
 
 }  // namespace
 
@@ -165,9 +106,9 @@ util::Expected<ProviderConfig> provider_config_from_json(const Json& json,
   fields.read("headers", config.headers);
   fields.read("anthropic_version", config.anthropic_version);
   fields.read("stream", config.stream);
-  fields.read_seconds("timeout_s", config.timeout);
+  read_seconds(fields, "timeout_s", config.timeout);
   fields.read("max_reply_bytes", config.max_reply_bytes);
-  if (!config.extra_body.is_object()) fields.fail("extra_body: expected a mapping");
+  if (!config.extra_body.is_object()) fields.fail("extra_body", "expected a mapping");
   if (json.contains("command") && json["command"].is_string()) {
     // A plain string is split on whitespace; no shell is involved.
     fields.mark("command");
@@ -186,11 +127,11 @@ util::Expected<ProviderConfig> provider_config_from_json(const Json& json,
     fields.mark("retries");
     FieldReader retries(json["retries"], fmt::format("model {}: retries.", config.name));
     retries.read("max_attempts", config.retry.max_attempts);
-    retries.read_seconds("initial_backoff_s", config.retry.initial_backoff);
-    retries.read_seconds("max_backoff_s", config.retry.max_backoff);
+    read_seconds(retries, "initial_backoff_s", config.retry.initial_backoff);
+    read_seconds(retries, "max_backoff_s", config.retry.max_backoff);
     retries.read("multiplier", config.retry.multiplier);
     retries.read("jitter", config.retry.jitter);
-    retries.read_seconds("max_retry_after_s", config.retry.max_retry_after);
+    read_seconds(retries, "max_retry_after_s", config.retry.max_retry_after);
     if (const auto& error = retries.finish(); !error.empty()) return util::make_error(error);
   }
   if (json.contains("limits")) {

@@ -1,7 +1,7 @@
 // The bounded, persistent queue of evaluations and the stream that evaluates them. A submission
 // is refused (never silently dropped) when the queue is full, when the client already has its
 // limit of evaluations queued or running, or while the service drains. The queue is the source
-// of one evaluation stream (stream_evaluation.hpp: the Evaluator's pipeline in `ptxbench serve`):
+// of one evaluation stream (stream_evaluation.hpp: the engine's scheduler in `ptxbench serve`):
 // a job runs from the moment the stream takes it until its verdict is recorded. Drain stops
 // accepting and handing out jobs, lets the running ones finish and be recorded, and leaves the
 // queued ones in the journal for the next start. An evaluation cut short because ptxbench is

@@ -29,7 +29,7 @@ struct ServiceOptions {
 
 class Service {
  public:
-  // `evaluate`: the evaluation stream of the queue (the Evaluator's in `ptxbench serve`).
+  // `evaluate`: the evaluation stream of the queue (the engine's in `ptxbench serve`).
   Service(ServiceOptions options, const std::vector<task::Task>& suite, ClientTokens tokens,
           StreamEvaluateFn evaluate);
   // A function of one candidate on `options.limits.workers` threads.

@@ -9,9 +9,9 @@
 
 namespace ptxbench::serve {
 
-StreamEvaluateFn evaluate_through(std::shared_ptr<eval::Evaluator> evaluator) {
-  return [evaluator](const eval::CandidateSource& next, const eval::VerdictSink& sink) {
-    evaluator->evaluate_stream(next, sink);
+StreamEvaluateFn evaluate_through(std::shared_ptr<eval::Engine> engine) {
+  return [engine](const eval::CandidateSource& next, const eval::VerdictSink& sink) {
+    engine->evaluate_stream(next, sink);
   };
 }
 

@@ -16,7 +16,7 @@ void unregister_child_group(pid_t group);
 void stop_all_children();
 bool children_stopped();
 
-// Thrown by long operations (the Evaluator) that were cut short because ptxbench is stopping:
+// Thrown by long operations (the Scheduler) that were cut short because ptxbench is stopping:
 // what they would have returned is incomplete and must not be recorded.
 class Stopped : public std::runtime_error {
  public:

@@ -6,7 +6,8 @@
 //   irreproducible (the judge's inputs differ), slow_judge (the judge takes 5 s).
 //   "BEHAVIOUR@WORKLOAD" misbehaves in timing only on that workload's call. A timed candidate takes
 //   1 + M/8 ms (M: input 0's rows), the baseline 1 ms. With FAKE_WORKER_LOG set, each call appends
-//   "MODE WORKLOAD..." to that file.
+//   "MODE WORKLOAD..." to that file ("info DEVICES" for `info`: the CUDA_VISIBLE_DEVICES it got,
+//   "-" when unset).
 #include <unistd.h>
 
 #include <csignal>
@@ -162,12 +163,20 @@ void log_call(const std::string& mode, const std::vector<WorkerJob>& jobs) {
   log << '\n';
 }
 
+void log_info() {
+  const char* path = std::getenv("FAKE_WORKER_LOG");
+  if (path == nullptr) return;
+  const char* devices = std::getenv("CUDA_VISIBLE_DEVICES");
+  std::ofstream(path, std::ios::app) << "info " << (devices != nullptr ? devices : "-") << '\n';
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) return 2;
   std::string mode = argv[1];
   if (mode == "info") {
+    log_info();
     if (std::getenv("FAKE_WORKER_NO_GPU") != nullptr) {
       reply(ReplyStatus::kUnsupported, "no GPU");
       return 0;

@@ -1,4 +1,5 @@
 #include "ptxbench/eval/static/pipeline_static.hpp"
+#include "ptxbench/util/timestamps.hpp"
 
 #include "ptxbench/eval/kernel_name.hpp"
 
@@ -21,9 +22,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using util::seconds_since;
 
 std::string demangle(const std::string& name) {
   return KernelName(name).demangled();

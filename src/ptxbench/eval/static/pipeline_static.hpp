@@ -1,5 +1,5 @@
 // Stages 1-4 of one candidate (extract, lint, compile, static SASS): everything that runs on any
-// machine. The Evaluator runs many of these in parallel and then the GPU stages.
+// machine. The Scheduler runs many of these in parallel and then the GPU stages.
 #pragma once
 #include <filesystem>
 #include <map>
@@ -7,8 +7,8 @@
 #include <string>
 
 #include "ptxbench/compile/compiler.hpp"
+#include "ptxbench/eval/candidate_input.hpp"
 #include "ptxbench/eval/evaluation.hpp"
-#include "ptxbench/eval/evaluator.hpp"
 #include "ptxbench/eval/gpu_stages.hpp"
 #include "ptxbench/task/task.hpp"
 #include "ptxbench/util/process.hpp"

@@ -1,4 +1,5 @@
 #include "ptxbench/eval/worker/worker_gpu_stages.hpp"
+#include "ptxbench/util/timestamps.hpp"
 
 #include <fmt/format.h>
 
@@ -21,9 +22,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using util::seconds_since;
 
 std::uint64_t exchange_bytes(const WorkerJob& job) {
   std::uint64_t bytes = 0;

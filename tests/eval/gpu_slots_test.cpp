@@ -1,7 +1,7 @@
-// One worker per GPU: --gpus parsing, workers pinned to their GPU, and the GPU queue the
-// service and runs use spreading candidates over fake GPU workers: throughput grows with the
-// number of workers, no worker judges two candidates at once, and a candidate's verdict does
-// not depend on the worker that judged it.
+// One worker per GPU: --gpus parsing, workers pinned to their GPU, and the engine's scheduler
+// spreading candidates over fake GPU workers: throughput grows with the number of workers, no
+// worker judges two candidates at once, and a candidate's verdict does not depend on the worker
+// that judged it.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -12,10 +12,13 @@
 #include <thread>
 
 #include "fake_gpu_worker.hpp"
-#include "ptxbench/agent/gpu_queue.hpp"
-#include "ptxbench/gpus/gpu_list.hpp"
+#include "fake_toolchain.hpp"
+#include "ptxbench/compile/compiler.hpp"
+#include "ptxbench/eval/gpu_slots.hpp"
+#include "ptxbench/eval/scheduler.hpp"
+#include "ptxbench/task/task_loader.hpp"
 
-namespace ptxbench::gpus {
+namespace ptxbench::eval {
 namespace {
 using namespace std::chrono_literals;
 using ptxbench::testing::FakeGpuWorker;
@@ -61,8 +64,8 @@ struct Outcome {
   std::vector<std::shared_ptr<FakeGpuWorker>> workers;
 };
 
-// `candidates` candidates (each twice) through a GPU queue of `count` fake workers, from as many
-// threads as there are candidates (the compiles of a service or run, done).
+// `candidates` candidates (each twice) through a scheduler with `count` fake GPU workers; the
+// compiles (faked) take no time to speak of.
 Outcome judge(int count, int candidates, std::chrono::milliseconds gpu_time) {
   Outcome out;
   std::vector<std::shared_ptr<eval::GpuStages>> stages;
@@ -70,27 +73,26 @@ Outcome judge(int count, int candidates, std::chrono::milliseconds gpu_time) {
     out.workers.push_back(std::make_shared<FakeGpuWorker>(i, gpu_time));
     stages.push_back(out.workers.back());
   }
-  agent::GpuQueue queue(stages);
-  static const task::Task task{.name = "t"};
-  std::mutex mutex;
-  const auto start = std::chrono::steady_clock::now();
-  std::vector<std::thread> threads;
+  auto task = task::load_task_file(task::default_tasks_dir() / "gemm" / "gemm_n7168_k5120.json");
+  EXPECT_TRUE(task.has_value());
+  std::vector<TaskCandidate> pairs;
   for (int c = 0; c < 2 * candidates; ++c) {
-    threads.emplace_back([&, c] {
-      eval::CompiledCandidate candidate{.source_hash =
-                                            "candidate-" + std::to_string(c % candidates)};
-      eval::Evaluation e;
-      queue.run(task, candidate, e);
-      std::lock_guard lock(mutex);
-      out.verdicts[candidate.source_hash].insert(e.verdict);
-    });
+    pairs.push_back(
+        {.task = &*task,
+         .input = {.text = "void run() {}  // candidate " + std::to_string(c % candidates) + "\n",
+                   .is_markdown = false,
+                   .source_name = "candidate-" + std::to_string(c % candidates)}});
   }
-  for (auto& t : threads) t.join();
+  Scheduler scheduler({.jobs = 8}, std::make_shared<ptxbench::testing::FakeToolchain>(), stages);
+  const auto start = std::chrono::steady_clock::now();
+  auto evaluations = scheduler.evaluate_pairs(arch::Arch::kHopper, pairs);
   out.wall = std::chrono::steady_clock::now() - start;
+  for (const auto& e : evaluations) out.verdicts[e.source_name].insert(e.verdict);
   return out;
 }
 
 TEST(GpuWorkers, ThroughputScalesWithTheNumberOfWorkers) {
+  if (!compile::find_nvcc()) GTEST_SKIP() << "the scheduler looks nvcc up even when faked";
   const auto one = judge(1, 8, 50ms);
   const auto four = judge(4, 8, 50ms);
   // 16 GPU runs of 50 ms: 0.8 s on one worker, 0.2 s on four (allowing for a loaded machine).
@@ -104,6 +106,7 @@ TEST(GpuWorkers, ThroughputScalesWithTheNumberOfWorkers) {
 }
 
 TEST(GpuWorkers, TheSameCandidateGetsTheSameVerdictOnAnyWorker) {
+  if (!compile::find_nvcc()) GTEST_SKIP() << "the scheduler looks nvcc up even when faked";
   const auto outcome = judge(4, 6, 10ms);
   ASSERT_EQ(outcome.verdicts.size(), 6u);
   for (const auto& [candidate, verdicts] : outcome.verdicts)
@@ -111,4 +114,4 @@ TEST(GpuWorkers, TheSameCandidateGetsTheSameVerdictOnAnyWorker) {
 }
 
 }  // namespace
-}  // namespace ptxbench::gpus
+}  // namespace ptxbench::eval

@@ -1,15 +1,16 @@
-#include "ptxbench/gpus/gpu_list.hpp"
+#include "ptxbench/eval/gpu_slots.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <sstream>
 
-#include "ptxbench/eval/evaluator.hpp"
+#include "ptxbench/eval/worker/worker_gpu_stages.hpp"
 
-namespace ptxbench::gpus {
+namespace ptxbench::eval {
 namespace {
 
 std::vector<std::string> split_list(std::string_view text) {
@@ -37,7 +38,35 @@ std::vector<std::string> indices_from_nvidia_smi(util::ProcessRunner& runner) {
   return out;
 }
 
+constexpr const char* kWorkerName = "ptxbench-worker";
+
+bool executable(const std::filesystem::path& path) {
+  return !path.empty() && ::access(path.c_str(), X_OK) == 0;
+}
+
 }  // namespace
+
+std::optional<std::filesystem::path> find_worker() {
+  if (const char* env = std::getenv("PTXBENCH_WORKER"); env != nullptr && executable(env)) {
+    return std::filesystem::path(env);
+  }
+  std::error_code error;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error && executable(self.parent_path() / kWorkerName))
+    return self.parent_path() / kWorkerName;
+  return util::find_in_path(kWorkerName);
+}
+
+std::shared_ptr<GpuStages> make_worker_gpu_stages(std::shared_ptr<util::ProcessRunner> runner,
+                                                  GpuStageChoices choices) {
+  auto worker = find_worker();
+  if (!worker) return nullptr;
+  return std::make_shared<worker::WorkerGpuStages>(
+      worker::WorkerGpuStagesOptions{.worker = *worker,
+                                     .racecheck_timeout = choices.racecheck_timeout,
+                                     .timed_workloads = std::move(choices.timed_workloads)},
+      std::move(runner));
+}
 
 util::Expected<std::vector<std::string>> parse_gpu_list(std::string_view spec,
                                                         util::ProcessRunner& runner) {
@@ -69,30 +98,29 @@ util::ProcessResult PinnedProcessRunner::run(const util::ProcessSpec& spec) {
   return inner_->run(pinned);
 }
 
-std::vector<std::shared_ptr<eval::GpuStages>> make_gpu_workers(
+std::vector<std::shared_ptr<GpuStages>> make_gpu_workers(
     const std::vector<std::string>& devices, std::shared_ptr<util::ProcessRunner> runner,
-    eval::GpuStageChoices choices) {
-  std::vector<std::shared_ptr<eval::GpuStages>> workers;
+    GpuStageChoices choices) {
+  std::vector<std::shared_ptr<GpuStages>> workers;
   for (const auto& device : devices) {
-    auto stages = eval::make_default_gpu_stages(
-        std::make_shared<PinnedProcessRunner>(runner, device), choices);
+    auto stages =
+        make_worker_gpu_stages(std::make_shared<PinnedProcessRunner>(runner, device), choices);
     if (!stages) return {};
     workers.push_back(std::move(stages));
   }
   return workers;
 }
 
-util::Expected<std::vector<std::shared_ptr<eval::GpuStages>>> gpu_slots(
-    const std::string& spec, std::shared_ptr<util::ProcessRunner> runner,
-    eval::GpuStageChoices choices) {
+util::Expected<std::vector<std::shared_ptr<GpuStages>>> gpu_slots(
+    const std::string& spec, std::shared_ptr<util::ProcessRunner> runner, GpuStageChoices choices) {
   if (spec.empty()) {
-    auto stages = eval::make_default_gpu_stages(std::move(runner), choices);
-    if (!stages) return std::vector<std::shared_ptr<eval::GpuStages>>{};
-    return std::vector<std::shared_ptr<eval::GpuStages>>{std::move(stages)};
+    auto stages = make_worker_gpu_stages(std::move(runner), choices);
+    if (!stages) return std::vector<std::shared_ptr<GpuStages>>{};
+    return std::vector<std::shared_ptr<GpuStages>>{std::move(stages)};
   }
   auto devices = parse_gpu_list(spec, *runner);
   if (!devices) return devices.error();
   return make_gpu_workers(*devices, std::move(runner), std::move(choices));
 }
 
-}  // namespace ptxbench::gpus
+}  // namespace ptxbench::eval

@@ -1,6 +1,6 @@
 // The staged pipeline with every tool faked: which stage fails for which candidate, what is
 // recorded, how the GPU stages are reached, and that compiles run in parallel.
-#include "ptxbench/eval/evaluator.hpp"
+#include "ptxbench/eval/scheduler.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@
 #include <optional>
 #include <thread>
 
-#include "elf_builder.hpp"
+#include "fake_toolchain.hpp"
 #include "ptxbench/compile/compiler.hpp"
 #include "ptxbench/eval/gpu_absence.hpp"
 #include "ptxbench/task/task_loader.hpp"
@@ -22,78 +22,9 @@
 
 namespace ptxbench::eval {
 namespace {
+using ptxbench::testing::FakeToolchain;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-constexpr std::string_view kHopperSass = R"sass(
-	.section	.text._Z4gemmv,"ax",@progbits
-        /*0000*/                   SYNCS.EXCH.64 URZ, [UR4+0x6000], UR8 ;
-        /*0010*/                   UTMALDG.2D [UR4], [UR8] ;
-        /*0020*/                   HGMMA.64x128x16.F32.BF16 R24, gdesc[UR16], R24, UP0 ;
-        /*0030*/                   EXIT ;
-)sass";
-
-// Plays nvcc, cuobjdump and nvdisasm: the compile writes a tiny ELF object with the imports the
-// test chose, extraction writes a cubin, disassembly prints kHopperSass.
-class FakeToolchain final : public util::ProcessRunner {
- public:
-  std::string compile_error;  // non-empty: nvcc fails with this on stderr
-  std::vector<std::string> needed{"libtvm_ffi.so", "libcudart.so.13", "libc.so.6"};
-  std::vector<testing::ElfSymbol> symbols{{.name = "TVMFFIEnvGetStream"}};
-  std::chrono::milliseconds compile_time{0};
-  std::atomic<int> compiles{0};
-  std::atomic<int> running{0};
-  std::atomic<int> most_running{0};
-  std::optional<std::uint64_t> nvcc_memory_limit;  // of the last compile
-  std::chrono::milliseconds nvcc_timeout{0};
-
-  util::ProcessResult run(const util::ProcessSpec& spec) override {
-    const auto tool = std::filesystem::path(spec.argv.front()).filename().string();
-    const bool version = spec.argv.size() == 2 && spec.argv[1] == "--version";
-    if (version) return ok("Cuda compilation tools, release 13.0, V13.0.88\n");
-    if (tool == "nvcc") return compile(spec);
-    if (tool == "cuobjdump") {
-      util::write_file_atomic(spec.working_dir / "candidate.sm_90a.cubin", "cubin");
-      util::write_file_atomic(spec.working_dir / "candidate.sm_100a.cubin", "cubin");
-      return ok("");
-    }
-    if (tool == "nvdisasm") return ok(std::string(kHopperSass));
-    return util::ProcessResult{.spawn_error = tool + ": unexpected"};
-  }
-
- private:
-  static util::ProcessResult ok(std::string out) {
-    return util::ProcessResult{.started = true, .exit_code = 0, .stdout_text = std::move(out)};
-  }
-
-  util::ProcessResult compile(const util::ProcessSpec& spec) {
-    ++compiles;
-    nvcc_memory_limit = spec.address_space_limit_bytes;
-    nvcc_timeout = spec.timeout;
-    const int now = ++running;
-    int seen = most_running.load();
-    while (now > seen && !most_running.compare_exchange_weak(seen, now)) {
-    }
-    std::this_thread::sleep_for(compile_time);
-    --running;
-    if (!compile_error.empty()) {
-      return util::ProcessResult{.started = true, .exit_code = 2, .stderr_text = compile_error};
-    }
-    util::write_file_atomic(spec.working_dir / "candidate.so",
-                            testing::make_shared_object(needed, symbols));
-    // -MD -MF candidate.d: the rule the include lint reads.
-    if (std::find(spec.argv.begin(), spec.argv.end(), "-MD") != spec.argv.end())
-      util::write_file_atomic(spec.working_dir / "candidate.d", "candidate.so : candidate.cu\n");
-    return util::ProcessResult{
-        .started = true,
-        .exit_code = 0,
-        .stderr_text =
-            "ptxas info    : Compiling entry function '_Z4gemmv' for 'sm_90a'\n"
-            "ptxas info    : Function properties for _Z4gemmv\n"
-            "    0 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads\n"
-            "ptxas info    : Used 168 registers, used 1 barriers\n"};
-  }
-};
 
 class FakeGpu final : public GpuStages {
  public:
@@ -151,7 +82,7 @@ class FakeGpu final : public GpuStages {
   }
 };
 
-class EvaluatorTest : public ::testing::Test {
+class SchedulerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!compile::find_nvcc())
@@ -163,8 +94,8 @@ class EvaluatorTest : public ::testing::Test {
   }
 
   Evaluation evaluate(const CandidateInput& input, std::shared_ptr<GpuStages> gpu = nullptr,
-                      EvaluatorOptions options = {}) {
-    Evaluator evaluator(std::move(options), tools_, std::move(gpu));
+                      SchedulerOptions options = {}) {
+    Scheduler evaluator(std::move(options), tools_, std::move(gpu));
     return evaluator.evaluate(task_, arch::Arch::kHopper, input);
   }
 
@@ -180,7 +111,7 @@ class EvaluatorTest : public ::testing::Test {
   std::shared_ptr<FakeToolchain> tools_ = std::make_shared<FakeToolchain>();
 };
 
-TEST_F(EvaluatorTest, NoCodeBlockStopsAtExtract) {
+TEST_F(SchedulerTest, NoCodeBlockStopsAtExtract) {
   auto e =
       evaluate({.text = "I would use wgmma here.", .is_markdown = true, .source_name = "r.md"});
   EXPECT_EQ(e.verdict, Verdict::kNoCode);
@@ -194,14 +125,14 @@ TEST_F(EvaluatorTest, NoCodeBlockStopsAtExtract) {
   EXPECT_FALSE(e.created_at.empty());
 }
 
-TEST_F(EvaluatorTest, WholeSourceFilesAreNotExtracted) {
+TEST_F(SchedulerTest, WholeSourceFilesAreNotExtracted) {
   auto e =
       evaluate({.text = "__global__ void k() {}\n", .is_markdown = false, .source_name = "k.cu"});
   EXPECT_EQ(status(e, Stage::kExtract), StageStatus::kPassed);
   EXPECT_EQ(tools_->compiles, 1);
 }
 
-TEST_F(EvaluatorTest, LibraryIncludeIsForbiddenBeforeCompiling) {
+TEST_F(SchedulerTest, LibraryIncludeIsForbiddenBeforeCompiling) {
   auto e = evaluate(reply("#include <cublas_v2.h>\nvoid run() {}"));
   EXPECT_EQ(e.verdict, Verdict::kForbidden);
   EXPECT_THAT(e.message, HasSubstr("cublas_v2.h"));
@@ -210,7 +141,7 @@ TEST_F(EvaluatorTest, LibraryIncludeIsForbiddenBeforeCompiling) {
   EXPECT_EQ(tools_->compiles, 0);
 }
 
-TEST_F(EvaluatorTest, CompilerErrorIsCompileErrorWithItsMessage) {
+TEST_F(SchedulerTest, CompilerErrorIsCompileErrorWithItsMessage) {
   tools_->compile_error =
       "candidate.cu(8): error: expected a \";\"\n   if (i < n)\n\n1 error detected\n";
   auto e = evaluate(reply("int broken"));
@@ -223,7 +154,7 @@ TEST_F(EvaluatorTest, CompilerErrorIsCompileErrorWithItsMessage) {
   EXPECT_FALSE(e.source_hash.empty());
 }
 
-TEST_F(EvaluatorTest, ForbiddenImportsAreFoundInTheObject) {
+TEST_F(SchedulerTest, ForbiddenImportsAreFoundInTheObject) {
   tools_->symbols.push_back({.name = "cublasLtMatmul"});
   auto e = evaluate(reply("void run() {}"));
   EXPECT_EQ(e.verdict, Verdict::kForbidden);
@@ -233,7 +164,7 @@ TEST_F(EvaluatorTest, ForbiddenImportsAreFoundInTheObject) {
   EXPECT_EQ(status(e, Stage::kStaticSass), StageStatus::kSkipped);
 }
 
-TEST_F(EvaluatorTest, WithoutGpuStagesTheVerdictIsNotRunNeverPassed) {
+TEST_F(SchedulerTest, WithoutGpuStagesTheVerdictIsNotRunNeverPassed) {
   auto e = evaluate(reply("void run() {}"));
   EXPECT_EQ(e.verdict, Verdict::kNotRun);
   EXPECT_FALSE(e.correct());
@@ -274,7 +205,7 @@ TEST(GpuAbsence, AMissingWorkerSaysWhetherTheDriverIsMissing) {
   EXPECT_EQ(missing_worker_reason() == kNoDriverReason, !nvidia_driver_present());
 }
 
-TEST_F(EvaluatorTest, AWorkerThatCannotLoadTheDriverSaysNoDriverFound) {
+TEST_F(SchedulerTest, AWorkerThatCannotLoadTheDriverSaysNoDriverFound) {
   auto gpu = std::make_shared<FakeGpu>();
   gpu->present = false;
   gpu->why_absent =
@@ -287,17 +218,17 @@ TEST_F(EvaluatorTest, AWorkerThatCannotLoadTheDriverSaysNoDriverFound) {
   EXPECT_EQ(e.find_stage(Stage::kSanitize)->message, "no NVIDIA driver found");
 }
 
-TEST_F(EvaluatorTest, RequestedFamiliesMissingFromTheSassAreNamed) {
+TEST_F(SchedulerTest, RequestedFamiliesMissingFromTheSassAreNamed) {
   auto e = evaluate(reply("void run() {}"));
   // kHopperSass has GMMA, TMA and SYNCS: nothing requested is missing ...
   EXPECT_THAT(e.message, ::testing::Not(HasSubstr("absent")));
   // ... while on Blackwell only its TMA counts, and HGMMA is no Blackwell family.
-  Evaluator evaluator({}, tools_, nullptr);
+  Scheduler evaluator({}, tools_, nullptr);
   auto blackwell = evaluator.evaluate(task_, arch::Arch::kBlackwell, reply("void run() {}"));
   EXPECT_THAT(blackwell.message, HasSubstr("requested but absent: UTCMMA, TMEM)"));
 }
 
-TEST_F(EvaluatorTest, AGpuThatIsAbsentIsReportedWithItsReason) {
+TEST_F(SchedulerTest, AGpuThatIsAbsentIsReportedWithItsReason) {
   auto gpu = std::make_shared<FakeGpu>();
   gpu->present = false;
   auto e = evaluate(reply("void run() {}"), gpu);
@@ -307,7 +238,7 @@ TEST_F(EvaluatorTest, AGpuThatIsAbsentIsReportedWithItsReason) {
   EXPECT_EQ(gpu->runs, 0);
 }
 
-TEST_F(EvaluatorTest, GpuStagesGetTheInspectedObject) {
+TEST_F(SchedulerTest, GpuStagesGetTheInspectedObject) {
   auto gpu = std::make_shared<FakeGpu>();
   auto e = evaluate(reply("void run() {}"), gpu);
   EXPECT_EQ(gpu->runs, 1);
@@ -317,10 +248,10 @@ TEST_F(EvaluatorTest, GpuStagesGetTheInspectedObject) {
   EXPECT_THAT(e.message, HasSubstr("correct"));
 }
 
-TEST_F(EvaluatorTest, GpuAvailabilityIsAskedOncePerArch) {
+TEST_F(SchedulerTest, GpuAvailabilityIsAskedOncePerArch) {
   auto gpu = std::make_shared<FakeGpu>();
   gpu->present = false;
-  Evaluator evaluator({}, tools_, gpu);
+  Scheduler evaluator({}, tools_, gpu);
   for (int i = 0; i < 3; ++i) {
     auto e = evaluator.evaluate(task_, arch::Arch::kHopper, reply("int v;"));
     EXPECT_THAT(e.message, HasSubstr("no sm_90a GPU (found: none)")) << i;
@@ -328,15 +259,15 @@ TEST_F(EvaluatorTest, GpuAvailabilityIsAskedOncePerArch) {
   EXPECT_EQ(gpu->availability_checks, 1);
 }
 
-TEST_F(EvaluatorTest, DisabledGpuStagesAreNotAsked) {
+TEST_F(SchedulerTest, DisabledGpuStagesAreNotAsked) {
   auto gpu = std::make_shared<FakeGpu>();
-  auto e = evaluate(reply("void run() {}"), gpu, EvaluatorOptions{.run_gpu_stages = false});
+  auto e = evaluate(reply("void run() {}"), gpu, SchedulerOptions{.run_gpu_stages = false});
   EXPECT_EQ(e.verdict, Verdict::kNotRun);
   EXPECT_THAT(e.message, HasSubstr("GPU stages disabled"));
   EXPECT_EQ(gpu->runs, 0);
 }
 
-TEST_F(EvaluatorTest, AnExceptionInTheGpuStagesIsAnInternalError) {
+TEST_F(SchedulerTest, AnExceptionInTheGpuStagesIsAnInternalError) {
   auto gpu = std::make_shared<FakeGpu>();
   gpu->throw_in_run = true;
   auto e = evaluate(reply("void run() {}"), gpu);
@@ -346,7 +277,7 @@ TEST_F(EvaluatorTest, AnExceptionInTheGpuStagesIsAnInternalError) {
 
 // The GPU's availability (the worker's `info` call) is asked while the first candidate compiles,
 // not after: it is off a single verdict's path.
-TEST_F(EvaluatorTest, GpuAvailabilityIsAskedWhileTheFirstCandidateCompiles) {
+TEST_F(SchedulerTest, GpuAvailabilityIsAskedWhileTheFirstCandidateCompiles) {
   tools_->compile_time = std::chrono::milliseconds(500);
   auto gpu = std::make_shared<FakeGpu>();
   gpu->tools = tools_.get();
@@ -356,7 +287,7 @@ TEST_F(EvaluatorTest, GpuAvailabilityIsAskedWhileTheFirstCandidateCompiles) {
   EXPECT_EQ(gpu->compiles_running_when_asked, 1);
 }
 
-TEST_F(EvaluatorTest, ManyCandidatesCompileInParallelAndKeepTheirOrder) {
+TEST_F(SchedulerTest, ManyCandidatesCompileInParallelAndKeepTheirOrder) {
   tools_->compile_time = std::chrono::milliseconds(300);
   std::vector<CandidateInput> inputs;
   for (int i = 0; i < 4; ++i) {
@@ -364,7 +295,7 @@ TEST_F(EvaluatorTest, ManyCandidatesCompileInParallelAndKeepTheirOrder) {
                       .source_name = "r" + std::to_string(i) + ".md"});
   }
   inputs.push_back({.text = "no code", .source_name = "empty.md"});
-  Evaluator evaluator({.jobs = 4}, tools_, nullptr);
+  Scheduler evaluator({.jobs = 4}, tools_, nullptr);
   auto results = evaluator.evaluate_many(task_, arch::Arch::kHopper, inputs);
   ASSERT_EQ(results.size(), inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i)
@@ -375,7 +306,7 @@ TEST_F(EvaluatorTest, ManyCandidatesCompileInParallelAndKeepTheirOrder) {
   EXPECT_GT(results[0].find_stage(Stage::kCompile)->seconds, 0.25);
 }
 
-TEST_F(EvaluatorTest, PairsOfSeveralTasksCompileInParallelThenRunOneAfterAnother) {
+TEST_F(SchedulerTest, PairsOfSeveralTasksCompileInParallelThenRunOneAfterAnother) {
   auto other = task::load_task_file(task::default_tasks_dir() / "gemm" / "gemm_n5120_k5120.json");
   ASSERT_TRUE(other.has_value()) << other.error().message;
   tools_->compile_time = std::chrono::milliseconds(300);
@@ -385,7 +316,7 @@ TEST_F(EvaluatorTest, PairsOfSeveralTasksCompileInParallelThenRunOneAfterAnother
       pairs.push_back({.task = task, .input = {.text = "```\nint x;\n```", .source_name = name}});
   }
   auto gpu = std::make_shared<FakeGpu>();
-  Evaluator evaluator({.jobs = 4}, tools_, gpu);
+  Scheduler evaluator({.jobs = 4}, tools_, gpu);
   auto results = evaluator.evaluate_pairs(arch::Arch::kHopper, pairs);
   ASSERT_EQ(results.size(), 4u);
   for (std::size_t i = 0; i < pairs.size(); ++i) {
@@ -403,10 +334,10 @@ TEST_F(EvaluatorTest, PairsOfSeveralTasksCompileInParallelThenRunOneAfterAnother
   EXPECT_GE(tools_->most_running, 2);
 }
 
-TEST_F(EvaluatorTest, ArtifactsStayInTheGivenWorkDir) {
+TEST_F(SchedulerTest, ArtifactsStayInTheGivenWorkDir) {
   util::TempDir dir;
   {
-    Evaluator evaluator({.work_dir = dir.path()}, tools_, nullptr);
+    Scheduler evaluator({.work_dir = dir.path()}, tools_, nullptr);
     evaluator.evaluate(task_, arch::Arch::kHopper, reply("int kept;"));
   }
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "000-reply.md" / "candidate.cu"));
@@ -424,7 +355,7 @@ std::vector<CandidateInput> numbered_replies(int count) {
 
 // With one compile thread, candidate 0 is on the GPU while candidate 1 compiles, and its verdict
 // reaches the sink before the last compile has even started.
-TEST_F(EvaluatorTest, VerdictsStreamToTheSinkWhileLaterCandidatesCompile) {
+TEST_F(SchedulerTest, VerdictsStreamToTheSinkWhileLaterCandidatesCompile) {
   tools_->compile_time = std::chrono::milliseconds(300);
   auto gpu = std::make_shared<FakeGpu>();
   gpu->run_time = std::chrono::milliseconds(200);
@@ -432,7 +363,7 @@ TEST_F(EvaluatorTest, VerdictsStreamToTheSinkWhileLaterCandidatesCompile) {
   const auto inputs = numbered_replies(3);
   std::vector<std::size_t> indices;
   std::vector<int> compiles_started_at_verdict;
-  Evaluator evaluator({.jobs = 1}, tools_, gpu);
+  Scheduler evaluator({.jobs = 1}, tools_, gpu);
   auto results = evaluator.evaluate_many(
       task_, arch::Arch::kHopper, inputs, [&](std::size_t index, const Evaluation& e) {
         indices.push_back(index);
@@ -449,7 +380,7 @@ TEST_F(EvaluatorTest, VerdictsStreamToTheSinkWhileLaterCandidatesCompile) {
   EXPECT_EQ(gpu->compiles_running_seen.front(), 1) << "no compile overlapped the GPU stages";
 }
 
-TEST_F(EvaluatorTest, SeveralGpuSlotsJudgeCandidatesAtTheSameTime) {
+TEST_F(SchedulerTest, SeveralGpuSlotsJudgeCandidatesAtTheSameTime) {
   auto running = std::make_shared<std::atomic<int>>(0);
   auto most = std::make_shared<std::atomic<int>>(0);
   std::vector<std::shared_ptr<GpuStages>> slots;
@@ -463,7 +394,7 @@ TEST_F(EvaluatorTest, SeveralGpuSlotsJudgeCandidatesAtTheSameTime) {
     slots.push_back(fake);
   }
   slots.push_back(nullptr);  // dropped
-  Evaluator evaluator({.jobs = 4}, tools_, slots);
+  Scheduler evaluator({.jobs = 4}, tools_, slots);
   auto results = evaluator.evaluate_many(task_, arch::Arch::kHopper, numbered_replies(4));
   for (const auto& e : results) EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
   EXPECT_EQ(fakes[0]->runs + fakes[1]->runs, 4);
@@ -471,15 +402,15 @@ TEST_F(EvaluatorTest, SeveralGpuSlotsJudgeCandidatesAtTheSameTime) {
 }
 
 // The compile's limits travel in its ProcessSpec, where a sandboxing runner can carry them.
-TEST_F(EvaluatorTest, CompilesRunUnderTheTimeoutAndAMemoryLimit) {
-  Evaluator evaluator({.compile_timeout = std::chrono::seconds(7)}, tools_, nullptr);
+TEST_F(SchedulerTest, CompilesRunUnderTheTimeoutAndAMemoryLimit) {
+  Scheduler evaluator({.compile_timeout = std::chrono::seconds(7)}, tools_, nullptr);
   evaluator.evaluate(task_, arch::Arch::kHopper, reply("int x;"));
   EXPECT_EQ(tools_->nvcc_timeout, std::chrono::seconds(7));
   EXPECT_EQ(tools_->nvcc_memory_limit, std::uint64_t{16} << 30);
 }
 
-TEST_F(EvaluatorTest, AFailingSinkEndsTheCallWithItsException) {
-  Evaluator evaluator({.jobs = 2}, tools_, std::make_shared<FakeGpu>());
+TEST_F(SchedulerTest, AFailingSinkEndsTheCallWithItsException) {
+  Scheduler evaluator({.jobs = 2}, tools_, std::make_shared<FakeGpu>());
   EXPECT_THROW(evaluator.evaluate_many(
                    task_, arch::Arch::kHopper, numbered_replies(3),
                    [](std::size_t, const Evaluation&) { throw std::runtime_error("disk full"); }),
@@ -488,9 +419,9 @@ TEST_F(EvaluatorTest, AFailingSinkEndsTheCallWithItsException) {
 
 // A service's stream: candidates of any arch come one by one; the first verdicts reach the sink
 // while the source still holds the stream open, and each comes back under the caller's id.
-TEST_F(EvaluatorTest, AStreamIsJudgedWhileItIsStillOpen) {
+TEST_F(SchedulerTest, AStreamIsJudgedWhileItIsStillOpen) {
   auto gpu = std::make_shared<FakeGpu>();
-  Evaluator evaluator({.jobs = 2}, tools_, gpu);
+  Scheduler evaluator({.jobs = 2}, tools_, gpu);
   std::mutex mutex;
   std::condition_variable judged;
   std::map<std::size_t, arch::Arch> verdicts;
@@ -521,8 +452,8 @@ TEST_F(EvaluatorTest, AStreamIsJudgedWhileItIsStillOpen) {
   EXPECT_EQ(tools_->compiles, 3);
 }
 
-TEST_F(EvaluatorTest, AFailingSourceEndsTheStreamWithItsException) {
-  Evaluator evaluator({.jobs = 2}, tools_, nullptr);
+TEST_F(SchedulerTest, AFailingSourceEndsTheStreamWithItsException) {
+  Scheduler evaluator({.jobs = 2}, tools_, nullptr);
   EXPECT_THROW(evaluator.evaluate_stream(
                    []() -> std::optional<StreamCandidate> {
                      throw std::runtime_error("journal unreadable");

@@ -5,7 +5,7 @@
 
 #include "ptxbench/compile/compiler.hpp"
 #include "ptxbench/eval/evaluation_json.hpp"
-#include "ptxbench/eval/evaluator.hpp"
+#include "ptxbench/eval/scheduler.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
 
@@ -48,7 +48,7 @@ TEST_F(RealPipeline, HopperCandidatesEachGetTheirVerdict) {
       candidate_file("syntax_error.cu"),
       candidate_file("calls_cublas.cu"),
       {.text = "Sorry, no kernel today.", .source_name = "empty.md"}};
-  Evaluator evaluator({}, std::make_shared<util::SystemProcessRunner>(), nullptr);
+  Scheduler evaluator({}, std::make_shared<util::SystemProcessRunner>(), nullptr);
   const auto results = evaluator.evaluate_many(task_, arch::Arch::kHopper, inputs);
   ASSERT_EQ(results.size(), 4u);
 
@@ -85,7 +85,7 @@ TEST_F(RealPipeline, HopperCandidatesEachGetTheirVerdict) {
 }
 
 TEST_F(RealPipeline, Tcgen05CandidateIsStaticallyVerifiedForBlackwell) {
-  Evaluator evaluator({}, std::make_shared<util::SystemProcessRunner>(), nullptr);
+  Scheduler evaluator({}, std::make_shared<util::SystemProcessRunner>(), nullptr);
   const auto e =
       evaluator.evaluate(task_, arch::Arch::kBlackwell, candidate_file("blackwell_tcgen05.cu"));
   EXPECT_EQ(e.verdict, Verdict::kNotRun) << e.message;

@@ -1,0 +1,520 @@
+// The Scheduler: a pool of compile threads runs stages 1-4 of each submitted candidate and hands
+// it to a queue that the GPU slots (one thread per GpuStages) drain while later candidates still
+// compile; every verdict goes to its submitter when it is final.
+#include "ptxbench/eval/scheduler.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "ptxbench/eval/gpu_absence.hpp"
+#include "ptxbench/eval/static/pipeline_static.hpp"
+#include "ptxbench/sandbox/sandboxed_runner.hpp"
+#include "ptxbench/util/check.hpp"
+#include "ptxbench/util/child_processes.hpp"
+#include "ptxbench/util/fs.hpp"
+#include "ptxbench/util/timestamps.hpp"
+
+namespace ptxbench::eval {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// "replies/turn 3.md" -> "turn_3.md": a directory name that is safe and still recognisable.
+std::string safe_name(std::string_view source_name) {
+  const auto slash = source_name.find_last_of('/');
+  if (slash != std::string_view::npos) source_name.remove_prefix(slash + 1);
+  std::string out;
+  for (char c : source_name.substr(0, 48)) {
+    const bool keep =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_';
+    out.push_back(keep ? c : '_');
+  }
+  return out.empty() || out.front() == '.' ? "candidate" + out : out;
+}
+
+std::string first_line(std::string_view text) {
+  return std::string(text.substr(0, text.find('\n')));
+}
+
+void mark_gpu_stages_not_run(Evaluation& e, const std::string& why) {
+  for (auto stage : {Stage::kSanitize, Stage::kCorrectness, Stage::kDynamicSass, Stage::kTiming}) {
+    auto& record = e.stage(stage);
+    record.status = StageStatus::kNotRun;
+    record.message = why;
+  }
+  std::vector<std::string> present, absent;
+  for (const auto& f : e.families) {
+    if (f.static_count > 0) present.push_back(fmt::format("{} x{}", f.family, f.static_count));
+    if (f.requested && f.static_count == 0) absent.push_back(f.family);
+  }
+  e.verdict = Verdict::kNotRun;
+  e.message = fmt::format(
+      "compiled for {} and statically checked (SASS families: {}{}); GPU stages not run: {}",
+      arch::info(e.arch).sm, present.empty() ? "none" : fmt::format("{}", fmt::join(present, ", ")),
+      absent.empty() ? "" : fmt::format("; requested but absent: {}", fmt::join(absent, ", ")),
+      why);
+}
+
+// A verdict from the GPU stages without its own message gets one from its failing stage.
+void fill_message(Evaluation& e) {
+  if (!e.message.empty()) return;
+  if (e.verdict == Verdict::kPassed) {
+    e.message = "correct, and every requested instruction family executed substantially";
+    return;
+  }
+  for (const auto& s : e.stages) {
+    if (s.status == StageStatus::kFailed && !s.message.empty()) {
+      e.message = s.message;
+      return;
+    }
+  }
+  e.message = std::string(to_string(e.verdict));
+}
+
+Evaluation internal_error(const task::Task& task, arch::Arch arch, const CandidateInput& input,
+                          const std::string& what) {
+  Evaluation e;
+  e.task = task.name;
+  e.arch = arch;
+  e.source_name = input.source_name;
+  e.verdict = Verdict::kInternalError;
+  e.message = "ptxbench failed, not the candidate: " + what;
+  return e;
+}
+
+int compile_threads(const SchedulerOptions& options) {
+  if (options.jobs > 0) return options.jobs;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// A caller's sink as a submission's on_verdict: once a call threw (the exception goes to that
+// candidate's future), later verdicts are not handed to it.
+std::function<void(const Evaluation&)> guarded_sink(const VerdictSink& sink,
+                                                    std::atomic<bool>& failed, std::size_t id) {
+  return [&sink, &failed, id](const Evaluation& e) {
+    if (!sink || failed) return;
+    try {
+      sink(id, e);
+    } catch (...) {
+      failed = true;
+      throw;
+    }
+  };
+}
+
+// A candidate between its submission and its verdict.
+struct Job {
+  Submission submission;
+  std::promise<Evaluation> promise;
+  std::string created_at;     // when a compile thread took it
+  std::filesystem::path dir;  // its artefacts
+  StaticOutcome outcome;
+  bool compiled_told = false;
+};
+
+}  // namespace
+
+struct Scheduler::Impl {
+  SchedulerOptions options;
+  std::shared_ptr<util::ProcessRunner> runner;
+  std::vector<std::shared_ptr<GpuStages>> gpu_slots;
+  std::optional<util::TempDir> temp_dir;  // owns the work dir when the caller gave none
+  std::filesystem::path root;
+  std::atomic<int> next_candidate{0};
+  std::once_flag toolchain_once;
+  std::optional<StaticContext> context;
+  // Whether each slot's GPU runs each arch's code, asked once: the answer does not change.
+  std::mutex gpu_mutex;
+  std::map<std::pair<std::size_t, arch::Arch>, std::pair<bool, std::string>> gpu_availability;
+
+  // The queues: submitted -> (a compile thread) -> compiled -> (a GPU slot) -> verdict.
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<std::unique_ptr<Job>> submitted;
+  std::deque<std::unique_ptr<Job>> compiled;
+  std::vector<std::set<arch::Arch>> probes;  // per GPU slot: archs to ask about ahead
+  int compiling = 0;                         // jobs a compile thread holds
+  bool closing = false;                      // the destructor runs: no more submissions
+  std::set<arch::Arch> prepared;             // archs whose probe was asked for
+  std::mutex deliver_mutex;                  // one on_verdict at a time
+  std::vector<std::jthread> threads;
+
+  // Has each GPU slot ask about `arch` ahead, once; `mutex` is held.
+  void prepare_locked(arch::Arch arch) {
+    if (!options.run_gpu_stages || gpu_slots.empty() || !prepared.insert(arch).second) return;
+    for (auto& slot_probes : probes) slot_probes.insert(arch);
+  }
+
+  bool gpu_available(std::size_t slot, arch::Arch arch, std::string& why) {
+    std::lock_guard lock(gpu_mutex);
+    auto it = gpu_availability.find({slot, arch});
+    if (it == gpu_availability.end()) {
+      std::string reason;
+      const bool available = gpu_slots[slot]->available(arch, reason);
+      if (!available && reason.empty())
+        reason = fmt::format("no GPU that runs {} code", arch::info(arch).sm);
+      reason = explain_gpu_absence(std::move(reason));
+      it = gpu_availability.emplace(std::pair{slot, arch}, std::pair{available, reason}).first;
+    }
+    why = it->second.second;
+    return it->second.first;
+  }
+
+  const StaticContext& static_context() {
+    std::call_once(toolchain_once, [this] {
+      auto nvcc = compile::find_nvcc();
+      PTXBENCH_CHECK(nvcc.has_value(), nvcc.has_value() ? "" : nvcc.error().message);
+      compile::CompileOptions compile_options{.nvcc = *nvcc, .timeout = options.compile_timeout};
+      if (options.compile_memory_limit_bytes > 0)
+        compile_options.memory_limit_bytes = options.compile_memory_limit_bytes;
+      compile_options.sandbox = options.compile_runner;
+      compile_options.cache = options.compile_cache;
+      compile_options.toolchain = compile::nvcc_version(*runner, *nvcc);
+      context.emplace(StaticContext{.runner = *runner,
+                                    .compile = compile_options,
+                                    .toolchain = {{"nvcc", compile_options.toolchain}}});
+    });
+    return *context;
+  }
+
+  std::filesystem::path candidate_dir(const CandidateInput& input) {
+    const int index = next_candidate++;
+    return root / fmt::format("{:03}-{}", index, safe_name(input.source_name));
+  }
+
+  StaticOutcome static_stages(const task::Task& task, arch::Arch arch, const CandidateInput& input,
+                              const std::filesystem::path& dir) {
+    const auto start = Clock::now();
+    try {
+      auto outcome = run_static_stages(task, arch, input, static_context(), dir);
+      outcome.evaluation.wall_seconds = util::seconds_since(start);
+      return outcome;
+    } catch (const std::exception& e) {
+      // A worker thread must not end the process; the failure is ours and recorded as such.
+      return StaticOutcome{.evaluation = internal_error(task, arch, input, e.what())};
+    }
+  }
+
+  // Stages 5-8 of one statically checked candidate on GPU slot `slot`.
+  void gpu_stages(std::size_t slot, arch::Arch arch, const task::Task& task,
+                  StaticOutcome& outcome) {
+    Evaluation& e = outcome.evaluation;
+    if (!outcome.compiled) return;
+    if (!options.run_gpu_stages) return mark_gpu_stages_not_run(e, "GPU stages disabled");
+    if (gpu_slots.empty()) return mark_gpu_stages_not_run(e, missing_worker_reason());
+    std::string why_not;
+    if (!gpu_available(slot, arch, why_not)) return mark_gpu_stages_not_run(e, why_not);
+    const auto start = Clock::now();
+    try {
+      gpu_slots[slot]->run(task, *outcome.compiled, e);
+    } catch (const std::exception& ex) {
+      e.verdict = Verdict::kInternalError;
+      e.message = std::string("GPU stages failed inside ptxbench: ") + ex.what();
+    }
+    e.wall_seconds += util::seconds_since(start);
+  }
+
+  static void tell_compiled(Job& job) {
+    if (job.compiled_told) return;
+    job.compiled_told = true;
+    if (job.submission.on_compiled) job.submission.on_compiled();
+  }
+
+  // Once ptxbench is stopping, a verdict may stem from a child we killed: none is given.
+  static void abandon(Job& job) {
+    tell_compiled(job);
+    job.promise.set_exception(
+        std::make_exception_ptr(util::Stopped("stopped before the verdict was final")));
+  }
+
+  // The verdict is final: message, timestamp, the caller's callback, the future.
+  void finish(Job& job) {
+    if (util::children_stopped()) return abandon(job);
+    Evaluation& e = job.outcome.evaluation;
+    e.created_at = job.created_at;
+    e.sandbox = options.sandbox;
+    fill_message(e);
+    e.message = first_line(e.message);
+    if (job.submission.on_verdict) {
+      std::lock_guard lock(deliver_mutex);
+      try {
+        job.submission.on_verdict(e);
+      } catch (...) {
+        job.promise.set_exception(std::current_exception());
+        return;
+      }
+    }
+    job.promise.set_value(std::move(e));
+  }
+
+  void compile_work() {
+    for (;;) {
+      std::unique_ptr<Job> job;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [this] { return closing || !submitted.empty(); });
+        if (submitted.empty()) return;
+        job = std::move(submitted.front());
+        submitted.pop_front();
+        ++compiling;
+      }
+      if (!util::children_stopped()) {
+        const auto& s = job->submission;
+        job->created_at = util::utc_timestamp();
+        job->dir = candidate_dir(s.input);
+        job->outcome = static_stages(*s.task, s.arch, s.input, job->dir);
+      }
+      tell_compiled(*job);
+      {
+        std::lock_guard lock(mutex);
+        compiled.push_back(std::move(job));
+        --compiling;
+      }
+      changed.notify_all();
+    }
+  }
+
+  void gpu_work(std::size_t slot) {
+    for (;;) {
+      std::unique_ptr<Job> job;
+      std::optional<arch::Arch> probe;
+      {
+        std::unique_lock lock(mutex);
+        for (;;) {
+          if (closing) probes[slot].clear();  // a warm-up nobody waits for any more
+          if (!probes[slot].empty()) {
+            probe = *probes[slot].begin();
+            probes[slot].erase(probes[slot].begin());
+            break;
+          }
+          if (!compiled.empty()) {
+            job = std::move(compiled.front());
+            compiled.pop_front();
+            break;
+          }
+          if (closing && submitted.empty() && compiling == 0) return;
+          changed.wait(lock);
+        }
+      }
+      if (probe) {
+        std::string ignored;  // asked again, from the cache, for each candidate
+        if (options.run_gpu_stages && slot < gpu_slots.size()) gpu_available(slot, *probe, ignored);
+        continue;
+      }
+      if (util::children_stopped()) {
+        abandon(*job);
+      } else {
+        gpu_stages(slot, job->submission.arch, *job->submission.task, job->outcome);
+        finish(*job);
+      }
+      // Artefacts nobody asked to keep go with the verdict: a service's stream never ends.
+      if (temp_dir && !job->dir.empty()) {
+        std::error_code ignored;
+        std::filesystem::remove_all(job->dir, ignored);
+      }
+    }
+  }
+};
+
+Scheduler::Scheduler(SchedulerOptions options, std::shared_ptr<util::ProcessRunner> runner,
+                     std::shared_ptr<GpuStages> gpu)
+    : Scheduler(std::move(options), std::move(runner),
+                std::vector<std::shared_ptr<GpuStages>>{std::move(gpu)}) {}
+
+Scheduler::Scheduler(SchedulerOptions options, std::shared_ptr<util::ProcessRunner> runner,
+                     std::vector<std::shared_ptr<GpuStages>> gpu_slots)
+    : impl_(std::make_unique<Impl>()) {
+  PTXBENCH_CHECK(runner != nullptr, "Scheduler needs a process runner");
+  impl_->options = std::move(options);
+  impl_->runner = std::move(runner);
+  for (auto& slot : gpu_slots) {
+    if (slot != nullptr) impl_->gpu_slots.push_back(std::move(slot));
+  }
+  if (impl_->options.work_dir.empty()) {
+    impl_->temp_dir.emplace("ptxbench-eval-");
+    impl_->root = impl_->temp_dir->path();
+  } else {
+    impl_->root = impl_->options.work_dir;
+    std::filesystem::create_directories(impl_->root);
+  }
+  // The worker reads the candidates' shared objects from here.
+  if (auto* box = dynamic_cast<sandbox::SandboxedProcessRunner*>(impl_->runner.get()))
+    box->show_read_only(impl_->root);
+  const int jobs = compile_threads(impl_->options);
+  const std::size_t slots = std::max<std::size_t>(1, impl_->gpu_slots.size());
+  impl_->probes.resize(slots);
+  for (int j = 0; j < jobs; ++j) impl_->threads.emplace_back([this] { impl_->compile_work(); });
+  for (std::size_t slot = 0; slot < slots; ++slot)
+    impl_->threads.emplace_back([this, slot] { impl_->gpu_work(slot); });
+}
+
+Scheduler::~Scheduler() {
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->closing = true;
+  }
+  impl_->changed.notify_all();
+  impl_->threads.clear();  // joins: every queued candidate is settled first
+}
+
+std::future<Evaluation> Scheduler::submit(Submission submission) {
+  PTXBENCH_CHECK(submission.task != nullptr, "a candidate without a task");
+  auto job = std::make_unique<Job>(Job{.submission = std::move(submission)});
+  auto future = job->promise.get_future();
+  {
+    std::lock_guard lock(impl_->mutex);
+    PTXBENCH_CHECK(!impl_->closing, "a candidate submitted to a closing scheduler");
+    // The first candidate of an arch has the GPU slots ask about it while it compiles.
+    impl_->prepare_locked(job->submission.arch);
+    impl_->submitted.push_back(std::move(job));
+  }
+  impl_->changed.notify_all();
+  return future;
+}
+
+void Scheduler::prepare(arch::Arch arch) {
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->prepare_locked(arch);
+  }
+  impl_->changed.notify_all();
+}
+
+std::size_t Scheduler::gpu_slot_count() const {
+  return impl_->gpu_slots.size();
+}
+
+bool Scheduler::gpu_stages_available(arch::Arch arch, std::string& why) {
+  if (!impl_->options.run_gpu_stages) {
+    why = "GPU stages disabled";
+    return false;
+  }
+  if (impl_->gpu_slots.empty()) {
+    why = missing_worker_reason();
+    return false;
+  }
+  std::string first_reason;
+  for (std::size_t slot = 0; slot < impl_->gpu_slots.size(); ++slot) {
+    std::string reason;
+    if (impl_->gpu_available(slot, arch, reason)) return true;
+    if (first_reason.empty()) first_reason = reason;
+  }
+  why = first_reason;
+  return false;
+}
+
+Evaluation Scheduler::evaluate(const task::Task& task, arch::Arch arch,
+                               const CandidateInput& input) {
+  return submit({.task = &task, .arch = arch, .input = input}).get();
+}
+
+std::vector<Evaluation> Scheduler::evaluate_many(const task::Task& task, arch::Arch arch,
+                                                 const std::vector<CandidateInput>& inputs,
+                                                 const VerdictSink& sink) {
+  std::vector<TaskCandidate> pairs;
+  pairs.reserve(inputs.size());
+  for (const auto& input : inputs) pairs.push_back({.task = &task, .input = input});
+  return evaluate_pairs(arch, pairs, sink);
+}
+
+std::vector<Evaluation> Scheduler::evaluate_pairs(arch::Arch arch,
+                                                  const std::vector<TaskCandidate>& pairs,
+                                                  const VerdictSink& sink) {
+  for (const auto& pair : pairs) PTXBENCH_CHECK(pair.task != nullptr, "a candidate without a task");
+  prepare(arch);
+  std::atomic<bool> abandoned{false};  // the sink threw: later verdicts are not handed to it
+  std::vector<std::future<Evaluation>> futures;
+  futures.reserve(pairs.size());
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    futures.push_back(submit({.task = pairs[i].task,
+                              .arch = arch,
+                              .input = pairs[i].input,
+                              .on_verdict = guarded_sink(sink, abandoned, i)}));
+  }
+  std::vector<Evaluation> evaluations(pairs.size());
+  std::size_t judged = 0;
+  std::exception_ptr error;
+  for (std::size_t i = 0; i < futures.size(); ++i) {
+    try {
+      evaluations[i] = futures[i].get();
+      ++judged;
+    } catch (const util::Stopped&) {
+    } catch (...) {
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+  if (util::children_stopped())
+    throw util::Stopped(
+        fmt::format("stopped with {} of {} candidates judged", judged, pairs.size()));
+  return evaluations;
+}
+
+void Scheduler::evaluate_stream(const CandidateSource& next, const VerdictSink& sink) {
+  std::mutex source_mutex, futures_mutex;
+  bool ended = false;               // `next` returned nullopt: it is not called again
+  std::atomic<bool> failed{false};  // `next` or `sink` threw: the stream ends
+  std::exception_ptr error;
+  std::vector<std::future<Evaluation>> futures;
+  auto take = [&]() -> std::optional<StreamCandidate> {
+    std::lock_guard lock(source_mutex);
+    if (ended || failed || util::children_stopped()) return std::nullopt;
+    try {
+      auto candidate = next();
+      if (!candidate) ended = true;
+      if (candidate) PTXBENCH_CHECK(candidate->task != nullptr, "a candidate without a task");
+      return candidate;
+    } catch (...) {
+      ended = true;
+      failed = true;
+      if (!error) error = std::current_exception();
+      return std::nullopt;
+    }
+  };
+  // One puller per compile thread: a candidate is taken only when a compile thread is free for
+  // it, so the source keeps what no thread could start yet.
+  auto pull = [&] {
+    while (auto candidate = take()) {
+      auto compiled = std::make_shared<std::promise<void>>();
+      auto compiled_done = compiled->get_future();
+      auto future = submit({.task = candidate->task,
+                            .arch = candidate->arch,
+                            .input = std::move(candidate->input),
+                            .on_verdict = guarded_sink(sink, failed, candidate->id),
+                            .on_compiled = [compiled] { compiled->set_value(); }});
+      {
+        std::lock_guard lock(futures_mutex);
+        futures.push_back(std::move(future));
+      }
+      compiled_done.wait();
+    }
+  };
+  const int pullers = compile_threads(impl_->options);
+  {
+    std::vector<std::jthread> pool;
+    for (int i = 0; i < pullers; ++i) pool.emplace_back(pull);
+  }
+  for (auto& future : futures) {
+    try {
+      future.get();
+    } catch (const util::Stopped&) {
+    } catch (...) {
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+  if (util::children_stopped()) throw util::Stopped("stopped while evaluating a stream");
+}
+
+}  // namespace ptxbench::eval
