@@ -18,6 +18,7 @@
 
 #include "ptxbench/cli/command.hpp"
 #include "ptxbench/eval/evaluator.hpp"
+#include "ptxbench/fixit/retrieve.hpp"
 #include "ptxbench/gpus/gpu_list.hpp"
 #include "ptxbench/prompt/context_level.hpp"
 #include "ptxbench/sandbox/evaluation_sandbox.hpp"
@@ -42,6 +43,8 @@ struct ServeFlags {
   bool no_gpu = false;
   std::string gpus;  // --gpus all|LIST
   std::string sandbox = "strict";
+  std::string fixit;  // the RL environment's retrieval level: verified repairs of this folder
+  int retrieve_k = 3;
 };
 
 // The evaluations of the service: the sandbox of `mode`, one GPU slot per GPU of --gpus; null
@@ -132,6 +135,19 @@ int run_serve(const ServeFlags& flags) {
     fmt::print(stderr, "ptxbench serve: {}\n", suite.error().message);
     return kExitUsage;
   }
+  serve::RetrievalHooks retrieval;
+  if (!flags.fixit.empty()) {
+    auto documents = fixit::load_retrieval_documents(std::filesystem::path(flags.fixit), *suite,
+                                                     /*include_unverified=*/false);
+    if (!documents) {
+      fmt::print(stderr, "ptxbench serve: --fixit: {}\n", documents.error().message);
+      return kExitUsage;
+    }
+    auto index = std::make_shared<const fixit::RetrievalIndex>(std::move(*documents));
+    const auto k = static_cast<std::size_t>(flags.retrieve_k);
+    retrieval = {.first_turn = fixit::retrieval_hook(index, k),
+                 .after_failure = fixit::retrieval_feedback_hook(index, k)};
+  }
   const int workers = flags.workers > 0
                           ? flags.workers
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -152,7 +168,8 @@ int run_serve(const ServeFlags& flags) {
                                                 : std::filesystem::path(flags.context_dir),
        .limits = {.capacity = flags.queue_capacity, .workers = workers},
        .max_body_bytes = flags.max_body_bytes,
-       .reward = reward},
+       .reward = reward,
+       .retrieval = std::move(retrieval)},
       *suite, std::move(*tokens), serve::evaluate_through(evaluator));
   for (const auto& problem : service.queue().recovery_problems())
     fmt::print(stderr, "ptxbench serve: journal: {} (set aside)\n", problem);
@@ -206,6 +223,11 @@ void add_serve_command(CLI::App& app, CommandContext& context) {
                   "Evaluations that may wait; more get 429")
       ->capture_default_str();
   sub->add_option("--max-body-bytes", flags->max_body_bytes, "Larger requests get 413")
+      ->capture_default_str();
+  sub->add_option("--fixit", flags->fixit,
+                  "Fixit folder whose verified repairs the RL environment's retrieval level adds");
+  sub->add_option("--retrieve-k", flags->retrieve_k, "Repairs the retrieval level adds")
+      ->check(CLI::Range(1, 64))
       ->capture_default_str();
   sub->add_option("--reward", flags->reward,
                   "JSON file of reward weights (compile, correct, executed, speedup, speedup_cap)");
