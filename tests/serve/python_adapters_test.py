@@ -41,6 +41,15 @@ class BatchClientTest(unittest.TestCase):
         self.assertNotEqual(results[0]["evaluation_id"], results[1]["evaluation_id"])
         self.assertEqual([r["reward"] for r in results], [0.0, 0.0, 0.0])
 
+    def test_steps_of_many_episodes_go_together(self):
+        episodes = [self.client.reset("hopper", task=TASK, seed=i, max_turns=1) for i in range(2)]
+        results = self.client.step_all([(e, f"no code {i}") for i, e in enumerate(episodes)])
+        self.assertEqual([r.reward_parts["verdict"] for r in results], ["NO_CODE", "NO_CODE"])
+        self.assertTrue(all(r.done for r in results))
+        self.assertEqual(len(episodes[0].messages), 4)
+        with self.assertRaises(ValueError):
+            self.client.step_all([(episodes[0], "a"), (episodes[0], "b")])
+
     def test_completion_text_reads_every_trainer_shape(self):
         self.assertEqual(completion_text("x"), "x")
         self.assertEqual(completion_text([{"role": "assistant", "content": "y"}]), "y")

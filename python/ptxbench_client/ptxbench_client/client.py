@@ -162,6 +162,20 @@ class Client:
                           evaluation_id=out["evaluation_id"],
                           reward_parts=out.get("reward_parts", {}))
 
+    def step_all(self, steps: list[tuple[Episode, str]], *,
+                 max_workers: int = 16) -> list[StepResult]:
+        """Steps of many episodes at once (one reply each), in the order given: each is one
+        blocking POST /v1/env/step on its own thread, so the service judges them together (its
+        --workers and the token's MAX_IN_FLIGHT bound how many run at once). A step the service
+        refuses raises its ServiceError here once all have returned."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        if len({id(episode) for episode, _ in steps}) != len(steps):
+            raise ValueError("steps: one reply per episode (an episode takes its steps in turn)")
+        with ThreadPoolExecutor(max_workers=max(1, min(max_workers, len(steps) or 1))) as pool:
+            futures = [pool.submit(self.step, episode, reply) for episode, reply in steps]
+            return [future.result() for future in futures]
+
     # --- batches ---------------------------------------------------------------------------
     def submit_batch(self, items: list[dict[str, Any]],
                      reward: dict[str, Any] | None = None) -> dict[str, Any]:
