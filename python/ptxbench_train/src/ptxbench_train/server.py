@@ -44,8 +44,8 @@ def new_token_budget(prompt_tokens: int, max_context: int | None, cap: int | Non
     prompt and the tokens asked for do not fit the model's context."""
     room = max_context - prompt_tokens if max_context else None
     if room is not None and room < 1:
-        raise ApiError(400, f"the prompt has {prompt_tokens} tokens; it fills the model's context "
-                            f"of {max_context}")
+        raise ApiError(400, f"the prompt has {prompt_tokens} tokens; with any new token it "
+                            f"exceeds the model's context of {max_context}")
     limit = cap if cap is not None else (room if room is not None else FALLBACK_NEW_TOKENS)
     want = min(int(requested) if requested else limit, limit)
     if room is not None and want > room:
