@@ -3,6 +3,8 @@
 per-batch reward function applies, and an episode runs reset/step/close."""
 
 import os
+import subprocess
+import tempfile
 import unittest
 
 from ptxbench_client import Client, candidate_key
@@ -57,6 +59,21 @@ class BatchClientTest(unittest.TestCase):
                                           {"role": "assistant", "content": "z"}]), "z")
         with self.assertRaises(TypeError):
             completion_text(3)
+
+
+class ServeFlagsTest(unittest.TestCase):
+    def test_a_fixit_folder_that_cannot_be_read_stops_the_service(self):
+        with tempfile.TemporaryDirectory() as root:
+            tokens = os.path.join(root, "tokens")
+            with open(tokens, "w") as f:
+                f.write("trainer flag-test-token-0123456789 1\n")
+            out = subprocess.run(
+                [os.environ["PTXBENCH_EXE"], "serve", "--no-gpu", "--sandbox", "best-effort",
+                 "--port", "0", "--tokens", tokens, "--journal", os.path.join(root, "journal"),
+                 "--fixit", os.path.join(root, "no-such-fixit")],
+                capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 2, out.stderr)
+        self.assertIn("ptxbench serve: --fixit: ", out.stderr)
 
 
 class OpenEnvTest(unittest.TestCase):

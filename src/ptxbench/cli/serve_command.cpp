@@ -135,6 +135,13 @@ int run_serve(const ServeFlags& flags) {
     fmt::print(stderr, "ptxbench serve: {}\n", suite.error().message);
     return kExitUsage;
   }
+  const int workers = flags.workers > 0
+                          ? flags.workers
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::size_t gpu_count = 0;
+  int code = kExitOk;
+  auto evaluator = make_evaluator(flags, workers, gpu_count, code);
+  if (!evaluator) return code;
   serve::RetrievalHooks retrieval;
   if (!flags.fixit.empty()) {
     auto documents = fixit::load_retrieval_documents(std::filesystem::path(flags.fixit), *suite,
@@ -148,13 +155,6 @@ int run_serve(const ServeFlags& flags) {
     retrieval = {.first_turn = fixit::retrieval_hook(index, k),
                  .after_failure = fixit::retrieval_feedback_hook(index, k)};
   }
-  const int workers = flags.workers > 0
-                          ? flags.workers
-                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::size_t gpu_count = 0;
-  int code = kExitOk;
-  auto evaluator = make_evaluator(flags, workers, gpu_count, code);
-  if (!evaluator) return code;
   // Children stay up on the first signal: the drain decides when to stop them (and the watch
   // itself a little after the drain's bound, should the drain hang).
   const auto drain_timeout = std::chrono::seconds(flags.drain_timeout_seconds);
