@@ -98,5 +98,27 @@ TEST(RlLoop, TheEpisodeEndsAtTheTurnLimitAndTheRewardConfigIsPublished) {
   EXPECT_DOUBLE_EQ(step["reward"].get<double>(), 0.7 + 1.5);
 }
 
+TEST(RlLoop, AnEpisodeMayChooseItsRewardFunctionAndGetsThePartsBesideIt) {
+  GatedEvaluator evaluator;
+  ServiceHarness harness(evaluator.function());
+  auto http = harness.client(kTrainer);
+  auto reset = post(*http, "/v1/env/reset",
+                    {{"task", "gemm_n7168_k5120"},
+                     {"arch", "hopper"},
+                     {"reward", {{"kind", "pass_at_speedup"}, {"threshold", 1.2}}}});
+  ASSERT_EQ(reset->status, 200) << reset->body;
+  const auto session = body_of(reset)["session"];
+  auto step =
+      body_of(post(*http, "/v1/env/step", {{"session", session}, {"reply", pass_reply(1.5)}}));
+  EXPECT_DOUBLE_EQ(step["reward"].get<double>(), 1.0);
+  EXPECT_EQ(step["reward_parts"]["verdict"], "PASSED");
+  EXPECT_DOUBLE_EQ(step["reward_parts"]["speedup"].get<double>(), 1.5);
+  auto bad = post(*http, "/v1/env/reset",
+                  {{"arch", "hopper"}, {"reward", {{"kind", "tiered"}, {"threshold", 1}}}});
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_EQ(body_of(bad)["error"].get<std::string>().rfind("reward: threshold: unknown key", 0),
+            0u);
+}
+
 }  // namespace
 }  // namespace ptxbench::serve

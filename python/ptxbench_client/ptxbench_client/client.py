@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 import urllib.error
@@ -31,6 +32,9 @@ class StepResult:
     done: bool
     record: dict[str, Any]
     evaluation_id: str
+    # What the reward was computed from (docs/serve.md "Reward parts"): verdict, compiled,
+    # correct, verified, families with FLOP shares, speedup, speed_of_light, exploits.
+    reward_parts: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -129,16 +133,20 @@ class Client:
         return self.wait(self.submit(task, arch, **candidate))
 
     # --- RL environment --------------------------------------------------------------------
-    def reward_config(self) -> dict[str, float]:
+    def reward_config(self) -> dict[str, Any]:
+        """The service's reward function: {"kind", "version", the kind's fields}."""
         return self._json("GET", "/v1/env/reward")
 
     def reset(self, arch: str, *, task: str | None = None, context: str = "none", seed: int = 0,
               max_turns: int = 8, target_speedup: float | None = None,
-              split: str = "train") -> Episode:
+              split: str = "train", reward: dict[str, Any] | None = None) -> Episode:
+        """Opens an episode; `reward` chooses this episode's reward function (docs/serve.md)."""
         body: dict[str, Any] = {"arch": arch, "context": context, "seed": seed,
                                 "max_turns": max_turns, "split": split}
         if task is not None:
             body["task"] = task
+        if reward is not None:
+            body["reward"] = reward
         if target_speedup is not None:
             body["target_speedup"] = target_speedup
         out = self._json("POST", "/v1/env/reset", body)
@@ -151,4 +159,82 @@ class Client:
         episode.messages.append({"role": "user", "content": out["feedback"]})
         return StepResult(turn=out["turn"], feedback=out["feedback"], reward=out["reward"],
                           done=out["done"], record=out["record"],
-                          evaluation_id=out["evaluation_id"])
+                          evaluation_id=out["evaluation_id"],
+                          reward_parts=out.get("reward_parts", {}))
+
+    def step_all(self, steps: list[tuple[Episode, str]], *,
+                 max_workers: int = 16) -> list[StepResult]:
+        """Steps of many episodes at once (one reply each), in the order given: each is one
+        blocking POST /v1/env/step on its own thread, so the service judges them together (its
+        --workers and the token's MAX_IN_FLIGHT bound how many run at once). A step the service
+        refuses raises its ServiceError here once all have returned."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        if len({id(episode) for episode, _ in steps}) != len(steps):
+            raise ValueError("steps: one reply per episode (an episode takes its steps in turn)")
+        with ThreadPoolExecutor(max_workers=max(1, min(max_workers, len(steps) or 1))) as pool:
+            futures = [pool.submit(self.step, episode, reply) for episode, reply in steps]
+            return [future.result() for future in futures]
+
+    # --- batches ---------------------------------------------------------------------------
+    def submit_batch(self, items: list[dict[str, Any]],
+                     reward: dict[str, Any] | None = None) -> dict[str, Any]:
+        """POST /v1/batches: items are {"key", "task", "arch", "code" or "reply"}; returns the
+        batch ({"id", "items": [{"key", "state", ...}]}); refused items have state "refused"."""
+        body: dict[str, Any] = {"items": items}
+        if reward is not None:
+            body["reward"] = reward
+        return self._json("POST", "/v1/batches", body)
+
+    def batch(self, batch_id: str, *, wait_s: int = 0, records: bool = False) -> dict[str, Any]:
+        """GET /v1/batches/{id}; `wait_s` (<= 60) long-polls until every item is done."""
+        query = urllib.parse.urlencode({"wait_s": wait_s, "records": int(records)})
+        return self._json("GET", f"/v1/batches/{batch_id}?{query}")
+
+    def evaluate_batch(self, items: list[dict[str, Any]], *,
+                       reward: dict[str, Any] | None = None, records: bool = False,
+                       timeout_s: float | None = None) -> list[dict[str, Any]]:
+        """Every item's result ({"key", "reward", "parts", ...}) in the order given. Items the
+        service refuses for now (queue full, client limit) are sent again with their keys after
+        Retry-After, so nothing is evaluated twice; an item refused for good (409: a key reused
+        for another candidate, 400) raises ServiceError."""
+        deadline = time.monotonic() + (self.timeout_s if timeout_s is None else timeout_s)
+        pending = {item["key"]: item for item in items}
+        results: dict[str, dict[str, Any]] = {}
+        batches: list[str] = []
+        while pending:
+            out = self.submit_batch(list(pending.values()), reward)
+            batches.append(out["id"])
+            refused_now = False
+            for result in out["items"]:
+                if result["state"] != "refused":
+                    pending.pop(result["key"], None)
+                elif result["status"] in (429, 503):
+                    refused_now = True
+                else:
+                    raise ServiceError(result["status"], result["error"])
+            if pending:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{len(pending)} items still refused by the service")
+                # Finished items free the client's slots: wait for some before trying again.
+                self.batch(batches[-1], wait_s=5 if refused_now else 0, records=False)
+        for batch_id in batches:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"batch {batch_id}: not done in time")
+                out = self.batch(batch_id, wait_s=int(max(1, min(60, left))), records=records)
+                if all(r["state"] in ("done", "refused") for r in out["items"]):
+                    break
+            for result in out["items"]:
+                if result["state"] == "done":
+                    results[result["key"]] = result
+        return [results[item["key"]] for item in items]
+
+
+def candidate_key(task: str, arch: str, text: str, salt: str = "") -> str:
+    """An idempotency key that stands for the candidate itself: the same text for the same task
+    is one evaluation however often a trainer retries it. `salt` separates deliberate repeats
+    (e.g. a run id, when a trainer wants each run's own verdicts)."""
+    digest = hashlib.sha256("\0".join([salt, task, arch, text]).encode()).hexdigest()
+    return "c" + digest[:40]

@@ -16,8 +16,8 @@ using Json = nlohmann::json;
 namespace fs = std::filesystem;
 
 const std::set<std::string> kKnownFields{
-    "models",  "tasks",          "archs",      "contexts", "cells",     "samples",    "turns",
-    "history", "target_speedup", "evaluation", "out",      "tasks_dir", "context_dir"};
+    "models",  "tasks",          "archs",      "contexts", "cells",     "samples",     "turns",
+    "history", "target_speedup", "evaluation", "out",      "tasks_dir", "context_dir", "retrieval"};
 
 fs::path resolve(const fs::path& base_dir, const std::string& text) {
   fs::path path(text);
@@ -216,6 +216,24 @@ util::Expected<RunConfig> run_config_from_json(const Json& json, const fs::path&
     if (!evaluation) return evaluation.error();
     config.evaluation = *evaluation;
   }
+  if (json.contains("retrieval")) {
+    const Json& retrieval = json["retrieval"];
+    if (!retrieval.is_object())
+      return util::make_error("retrieval: expected {fixit: FOLDER, k: N}");
+    for (const auto& [key, value] : retrieval.items()) {
+      if (key == "fixit") {
+        if (!value.is_string()) return util::make_error("retrieval.fixit: expected a path");
+        config.retrieval.fixit = resolve(base_dir, value.get<std::string>());
+      } else if (key == "k") {
+        auto k = int_in_range(value, "retrieval.k", 1, kMaxRetrieveK);
+        if (!k) return k.error();
+        config.retrieval.k = *k;
+      } else {
+        return util::make_error(
+            fmt::format("retrieval.{}: unknown field (expected fixit, k)", key));
+      }
+    }
+  }
   for (auto [field, target] :
        {std::pair{"out", &config.out}, std::pair{"tasks_dir", &config.tasks_dir},
         std::pair{"context_dir", &config.context_dir}}) {
@@ -323,6 +341,8 @@ Json to_json(const RunConfig& config, const std::vector<const task::Task*>& task
   json["task_selectors"] = config.tasks;
   json["tasks_dir"] = config.tasks_dir.string();
   json["context_dir"] = config.context_dir.string();
+  if (!config.retrieval.fixit.empty())
+    json["retrieval"] = {{"fixit", config.retrieval.fixit.string()}, {"k", config.retrieval.k}};
   return json;
 }
 

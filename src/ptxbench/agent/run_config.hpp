@@ -46,6 +46,14 @@ struct Cell {
   prompt::ContextLevel context = prompt::ContextLevel::kNone;
 };
 
+// The retrieval context level's source: a Fixit folder whose verified repairs it adds, k at a
+// time (run.yaml: `retrieval: {fixit: FOLDER, k: 3}`; flags --fixit, --retrieve-k).
+inline constexpr int kMaxRetrieveK = 64;
+struct RetrievalConfig {
+  std::filesystem::path fixit;  // empty: none (the retrieval level is then an error)
+  int k = 3;
+};
+
 struct RunConfig {
   std::vector<model::ProviderConfig> models;
   std::vector<std::string> tasks{"core"};  // names, globs (gemm_*), "core" or "all"
@@ -60,6 +68,7 @@ struct RunConfig {
   std::filesystem::path out;          // the run directory
   std::filesystem::path tasks_dir;    // empty: the built-in suite
   std::filesystem::path context_dir;  // empty: the built-in context documents
+  RetrievalConfig retrieval;
 };
 
 // Relative paths (out, tasks_dir, context_dir, replay paths) resolve against `base_dir`, the

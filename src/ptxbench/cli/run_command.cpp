@@ -38,7 +38,7 @@ struct RunFlags {
   std::optional<int> samples, turns;
   std::optional<std::string> history;
   std::string fixit;  // the retrieval level's Fixit folder
-  int retrieve_k = 3;
+  std::optional<int> retrieve_k;
   std::optional<double> target_speedup;
   std::string tasks_dir, context_dir;
   SettingsFlags settings;
@@ -121,6 +121,13 @@ util::Expected<agent::RunConfig> resolve_config(const RunFlags& flags) {
   if (flags.all_turns) config.evaluation.all_turns_without_gpu = true;
   if (!flags.tasks_dir.empty()) config.tasks_dir = flags.tasks_dir;
   if (!flags.context_dir.empty()) config.context_dir = flags.context_dir;
+  if (!flags.fixit.empty()) config.retrieval.fixit = flags.fixit;
+  if (flags.retrieve_k) {
+    if (*flags.retrieve_k < 1 || *flags.retrieve_k > agent::kMaxRetrieveK)
+      return util::make_error(
+          fmt::format("--retrieve-k: expected a whole number from 1 to {}", agent::kMaxRetrieveK));
+    config.retrieval.k = *flags.retrieve_k;
+  }
   if (auto valid = agent::validate(config); !valid) return valid.error();
   return config;
 }
@@ -180,23 +187,19 @@ int run_run(const RunFlags& flags) {
                                                                  : config->context_dir,
                       .config = agent::to_json(*config, *tasks),
                       .grid = agent::grid_of(*config, *tasks)};
-  if (!flags.fixit.empty()) {
-    if (flags.retrieve_k < 1 || flags.retrieve_k > 64) {
-      fmt::print(stderr, "ptxbench run: --retrieve-k: expected a whole number from 1 to 64\n");
-      return kExitUsage;
-    }
+  if (const auto& retrieval = config->retrieval; !retrieval.fixit.empty()) {
     auto documents =
-        fixit::load_retrieval_documents(flags.fixit, *suite, /*include_unverified=*/false);
+        fixit::load_retrieval_documents(retrieval.fixit, *suite, /*include_unverified=*/false);
     if (!documents) {
-      fmt::print(stderr, "ptxbench run: --fixit: {}\n", documents.error().message);
+      fmt::print(stderr, "ptxbench run: retrieval.fixit: {}\n", documents.error().message);
       return kExitUsage;
     }
     auto index = std::make_shared<const fixit::RetrievalIndex>(std::move(*documents));
-    plan.context_hook = fixit::retrieval_hook(index, static_cast<std::size_t>(flags.retrieve_k));
+    plan.context_hook = fixit::retrieval_hook(index, static_cast<std::size_t>(retrieval.k));
     plan.agent.failure_context =
-        fixit::retrieval_feedback_hook(index, static_cast<std::size_t>(flags.retrieve_k));
+        fixit::retrieval_feedback_hook(index, static_cast<std::size_t>(retrieval.k));
     plan.config["fixit"] = {
-        {"folder", flags.fixit}, {"k", flags.retrieve_k}, {"documents", index->size()}};
+        {"folder", retrieval.fixit.string()}, {"k", retrieval.k}, {"documents", index->size()}};
   }
   for (const auto& model_config : config->models) {
     auto provider = model::make_provider(model_config);
@@ -296,8 +299,8 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   sub->add_option("--contexts,--context", flags->contexts, "none, isa, guide, examples, retrieval")
       ->delimiter(',');
   sub->add_option("--fixit", flags->fixit, "Fixit folder whose verified repairs `retrieval` adds");
-  sub->add_option("--retrieve-k", flags->retrieve_k, "Repairs the retrieval level adds")
-      ->capture_default_str();
+  sub->add_option("--retrieve-k", flags->retrieve_k,
+                  "Repairs the retrieval level adds (default 3; run.yaml retrieval.k)");
   sub->add_option("--cells", flags->cells,
                   "Explicit TASK:CONTEXT pairs instead of --tasks x --contexts")
       ->delimiter(',');

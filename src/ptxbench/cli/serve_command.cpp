@@ -18,6 +18,7 @@
 
 #include "ptxbench/cli/command.hpp"
 #include "ptxbench/cli/settings_flags.hpp"
+#include "ptxbench/fixit/retrieve.hpp"
 #include "ptxbench/prompt/context_level.hpp"
 #include "ptxbench/serve/service.hpp"
 #include "ptxbench/task/task_loader.hpp"
@@ -36,6 +37,8 @@ struct ServeFlags {
   std::size_t max_body_bytes = 1 << 20;
   int drain_timeout_seconds = 60;
   SettingsFlags settings;
+  std::string fixit;  // the RL environment's retrieval level: verified repairs of this folder
+  int retrieve_k = 3;
 };
 
 // The service offers every setting but kept artefacts: its stream never ends.
@@ -100,6 +103,19 @@ int run_serve(const ServeFlags& flags) {
   auto engine = open_command_engine("serve", *settings);
   if (!engine) return kExitUsage;
   const std::size_t gpu_count = engine->gpu_count();
+  serve::RetrievalHooks retrieval;
+  if (!flags.fixit.empty()) {
+    auto documents = fixit::load_retrieval_documents(std::filesystem::path(flags.fixit), *suite,
+                                                     /*include_unverified=*/false);
+    if (!documents) {
+      fmt::print(stderr, "ptxbench serve: --fixit: {}\n", documents.error().message);
+      return kExitUsage;
+    }
+    auto index = std::make_shared<const fixit::RetrievalIndex>(std::move(*documents));
+    const auto k = static_cast<std::size_t>(flags.retrieve_k);
+    retrieval = {.first_turn = fixit::retrieval_hook(index, k),
+                 .after_failure = fixit::retrieval_feedback_hook(index, k)};
+  }
   // Children stay up on the first signal: the drain decides when to stop them (and the watch
   // itself a little after the drain's bound, should the drain hang).
   const auto drain_timeout = std::chrono::seconds(flags.drain_timeout_seconds);
@@ -113,7 +129,8 @@ int run_serve(const ServeFlags& flags) {
                                                 : std::filesystem::path(flags.context_dir),
        .limits = {.capacity = flags.queue_capacity, .workers = workers},
        .max_body_bytes = flags.max_body_bytes,
-       .reward = reward},
+       .reward = reward,
+       .retrieval = std::move(retrieval)},
       *suite, std::move(*tokens), serve::evaluate_through(engine));
   for (const auto& problem : service.queue().recovery_problems())
     fmt::print(stderr, "ptxbench serve: journal: {} (set aside)\n", problem);
@@ -163,6 +180,11 @@ void add_serve_command(CLI::App& app, CommandContext& context) {
                   "Evaluations that may wait; more get 429")
       ->capture_default_str();
   sub->add_option("--max-body-bytes", flags->max_body_bytes, "Larger requests get 413")
+      ->capture_default_str();
+  sub->add_option("--fixit", flags->fixit,
+                  "Fixit folder whose verified repairs the RL environment's retrieval level adds");
+  sub->add_option("--retrieve-k", flags->retrieve_k, "Repairs the retrieval level adds")
+      ->check(CLI::Range(1, 64))
       ->capture_default_str();
   sub->add_option("--reward", flags->reward,
                   "JSON file of reward weights (compile, correct, executed, speedup, speedup_cap)");

@@ -68,7 +68,7 @@ util::Expected<Job> parse_submission(const std::string& body) {
 
 util::Expected<ResetRequest> parse_reset(const std::string& body) {
   auto object = parse_object(
-      body, {"task", "split", "arch", "context", "seed", "max_turns", "target_speedup"});
+      body, {"task", "split", "arch", "context", "seed", "max_turns", "target_speedup", "reward"});
   if (!object) return object.error();
   ResetRequest request;
   auto arch = arch_field(*object);
@@ -86,7 +86,7 @@ util::Expected<ResetRequest> parse_reset(const std::string& body) {
     auto level = prompt::parse_context_level(**context);
     if (!level)
       return util::make_error(
-          fmt::format("context: {}: expected none, isa, guide or examples", **context));
+          fmt::format("context: {}: expected none, isa, guide, examples or retrieval", **context));
     request.context = *level;
   }
   const auto& o = *object;
@@ -104,6 +104,11 @@ util::Expected<ResetRequest> parse_reset(const std::string& body) {
     if (!o["target_speedup"].is_number() || o["target_speedup"].get<double>() <= 0)
       return util::make_error("target_speedup: expected a number > 0");
     request.target_speedup = o["target_speedup"].get<double>();
+  }
+  if (o.contains("reward")) {
+    auto reward = reward_config_from_json(o["reward"], "reward");
+    if (!reward) return reward.error();
+    request.reward = *reward;
   }
   return request;
 }

@@ -15,7 +15,7 @@ namespace ptxbench::serve {
 util::Expected<Job> parse_submission(const std::string& body);
 
 // POST /v1/env/reset: {"arch", optional "task", "split", "context", "seed", "max_turns",
-// "target_speedup"}.
+// "target_speedup", "reward" (reward.hpp: this episode's reward function)}.
 util::Expected<ResetRequest> parse_reset(const std::string& body);
 
 struct StepRequest {

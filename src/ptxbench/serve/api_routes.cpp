@@ -9,6 +9,7 @@
 
 #include "ptxbench/prompt/prompt.hpp"
 #include "ptxbench/serve/api_requests.hpp"
+#include "ptxbench/serve/batch_routes.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
 
@@ -252,6 +253,7 @@ void register_routes(httplib::Server& server, ApiContext& api) {
   register_task_routes(server, api);
   register_evaluation_routes(server, api);
   register_environment_routes(server, api);
+  if (api.batches) register_batch_routes(server, api, *api.batches);
   server.set_error_handler([](const Request&, Response& res) {
     if (res.body.empty()) {
       const auto message = res.status == 413   ? "body: larger than the service accepts"

@@ -14,12 +14,15 @@ class Server;
 
 namespace ptxbench::serve {
 
+class BatchStore;
+
 struct ApiContext {
   const std::vector<task::Task>& suite;
   ClientTokens tokens;
   std::filesystem::path context_dir;
   JobQueue& queue;
   RlEnvironment& environment;
+  BatchStore* batches = nullptr;  // the batch routes (batch_routes.hpp) when set
 };
 
 void register_routes(httplib::Server& server, ApiContext& api);

@@ -27,8 +27,12 @@ std::string make_session_id() {
 
 RlEnvironment::RlEnvironment(const std::vector<task::Task>& suite,
                              std::filesystem::path context_dir, JobQueue& queue,
-                             RewardConfig reward)
-    : suite_(suite), context_dir_(std::move(context_dir)), queue_(queue), reward_(reward) {}
+                             RewardConfig reward, RetrievalHooks retrieval)
+    : suite_(suite),
+      context_dir_(std::move(context_dir)),
+      queue_(queue),
+      reward_(reward),
+      retrieval_(std::move(retrieval)) {}
 
 EnvOutcome<ResetResult> RlEnvironment::reset(const ResetRequest& request, const Client& client) {
   if (request.max_turns < 1)
@@ -50,7 +54,13 @@ EnvOutcome<ResetResult> RlEnvironment::reset(const ResetRequest& request, const 
     // The seed alone decides the task, the same on every service of the same suite.
     task = split[request.seed % split.size()];
   }
-  auto prompt = prompt::build_prompt(*task, request.arch, request.context, context_dir_);
+  const bool retrieval = request.context == prompt::ContextLevel::kRetrieval;
+  if (retrieval && !retrieval_.first_turn)
+    return failure<ResetResult>(EnvError::kBadRequest,
+                                "context: retrieval needs a Fixit folder on the service (ptxbench "
+                                "serve --fixit FOLDER)");
+  auto prompt = prompt::build_prompt(*task, request.arch, request.context, context_dir_,
+                                     retrieval_.first_turn);
   if (!prompt) return failure<ResetResult>(EnvError::kUnavailable, prompt.error().message);
 
   ResetResult result{.task = task->name,
@@ -58,7 +68,10 @@ EnvOutcome<ResetResult> RlEnvironment::reset(const ResetRequest& request, const 
                                   {.role = "user", .content = prompt->task}}};
   std::lock_guard lock(mutex_);
   result.session = make_session_id();
-  sessions_[result.session] = {.client = client.name, .task = task, .request = request};
+  auto& session = sessions_[result.session];
+  session = {.client = client.name, .task = task, .request = request};
+  for (const auto& m : result.messages)
+    session.conversation.messages.push_back({.role = m.role, .content = m.content});
   return {.value = std::move(result)};
 }
 
@@ -78,11 +91,15 @@ EnvOutcome<StepResult> RlEnvironment::step(const std::string& session_id, const 
     session = it->second;
   }
   const int turn = session.turn + 1;
-  auto release = [&](bool advanced, bool done) {
+  auto release = [&](bool advanced, bool done, const std::string& feedback = {}) {
     std::lock_guard lock(mutex_);
     auto& stored = sessions_[session_id];
     stored.busy = false;
-    if (advanced) stored.turn = turn;
+    if (advanced) {
+      stored.turn = turn;
+      stored.conversation.messages.push_back({.role = "assistant", .content = reply});
+      stored.conversation.messages.push_back({.role = "user", .content = feedback});
+    }
     stored.done = stored.done || done;
   };
 
@@ -117,13 +134,21 @@ EnvOutcome<StepResult> RlEnvironment::step(const std::string& session_id, const 
       .feedback = agent::render_feedback(
           *evaluation,
           {.turn = turn, .max_turns = request.max_turns, .target_speedup = request.target_speedup}),
-      .reward = reward_of(*evaluation, reward_),
+      .reward = reward_of(*evaluation, request.reward.value_or(reward_)),
+      .reward_parts = to_json(reward_parts(*evaluation)),
       .record = std::move(*record)};
   const auto speedup = evaluation->headline_speedup();
   const bool reached_target = request.target_speedup && evaluation->verified() && speedup &&
                               *speedup >= *request.target_speedup;
   result.done = turn >= request.max_turns || reached_target;
-  release(true, result.done);
+  // As `ptxbench run` does: not after the last turn, which no model reads.
+  if (request.context == prompt::ContextLevel::kRetrieval && retrieval_.after_failure &&
+      !result.done) {
+    const auto more = retrieval_.after_failure(*session.task, request.arch, session.conversation,
+                                               reply, *evaluation, result.feedback);
+    if (!more.empty()) result.feedback += "\n\n" + more;
+  }
+  release(true, result.done, result.feedback);
   return {.value = std::move(result)};
 }
 
@@ -139,6 +164,7 @@ nlohmann::json to_json(const StepResult& result) {
           {"evaluation_id", result.evaluation_id},
           {"feedback", result.feedback},
           {"reward", result.reward ? nlohmann::json(*result.reward) : nlohmann::json(nullptr)},
+          {"reward_parts", result.reward_parts},
           {"done", result.done},
           {"record", result.record}};
 }

@@ -16,7 +16,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ptxbench/agent/trajectory.hpp"
+#include "ptxbench/agent/trajectory_runner.hpp"
 #include "ptxbench/prompt/context_level.hpp"
+#include "ptxbench/prompt/prompt.hpp"
 #include "ptxbench/serve/job_queue.hpp"
 #include "ptxbench/serve/reward.hpp"
 
@@ -30,6 +33,7 @@ struct ResetRequest {
   std::uint64_t seed = 0;
   int max_turns = 8;
   std::optional<double> target_speedup;
+  std::optional<RewardConfig> reward;  // absent: the service's reward function
 };
 
 struct Message {
@@ -48,6 +52,7 @@ struct StepResult {
   std::string evaluation_id;
   std::string feedback;  // the next user message
   std::optional<double> reward;
+  nlohmann::json reward_parts;  // reward.hpp's RewardParts: what a trainer shapes its own from
   bool done = false;
   nlohmann::json record;
 };
@@ -66,10 +71,18 @@ struct EnvOutcome {
   EnvFailure failure;
 };
 
+// The retrieval context level's texts (fixit/retrieve.hpp; `ptxbench serve --fixit FOLDER`), as
+// in `ptxbench run`: repairs in the system prompt, and after a failing turn the repairs of
+// failures like it. Unset: a reset with context retrieval is refused.
+struct RetrievalHooks {
+  prompt::ContextHook first_turn;
+  agent::FailureContextFn after_failure;
+};
+
 class RlEnvironment {
  public:
   RlEnvironment(const std::vector<task::Task>& suite, std::filesystem::path context_dir,
-                JobQueue& queue, RewardConfig reward);
+                JobQueue& queue, RewardConfig reward, RetrievalHooks retrieval = {});
 
   EnvOutcome<ResetResult> reset(const ResetRequest& request, const Client& client);
   // Blocks until the reply is evaluated.
@@ -85,12 +98,14 @@ class RlEnvironment {
     int turn = 0;
     bool busy = false;  // a step is being evaluated
     bool done = false;
+    agent::Trajectory conversation;  // messages only: what retrieval has shown already
   };
 
   const std::vector<task::Task>& suite_;
   std::filesystem::path context_dir_;
   JobQueue& queue_;
   RewardConfig reward_;
+  RetrievalHooks retrieval_;
   std::mutex mutex_;
   std::map<std::string, Session> sessions_;
 };

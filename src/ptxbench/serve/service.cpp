@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "ptxbench/serve/api_routes.hpp"
+#include "ptxbench/serve/batch_store.hpp"
 
 namespace ptxbench::serve {
 
@@ -17,12 +18,14 @@ struct Service::Impl {
       : options(std::move(given)),
         journal(options.journal_dir),
         queue(journal, suite, std::move(evaluate), options.limits),
-        environment(suite, options.context_dir, queue, options.reward),
+        environment(suite, options.context_dir, queue, options.reward, options.retrieval),
+        batches(options.journal_dir, queue, options.reward),
         api{.suite = suite,
             .tokens = std::move(tokens),
             .context_dir = options.context_dir,
             .queue = queue,
-            .environment = environment} {
+            .environment = environment,
+            .batches = &batches} {
     const int threads = std::max(4, options.http_threads);
     server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
     server.set_payload_max_length(options.max_body_bytes);
@@ -33,6 +36,7 @@ struct Service::Impl {
   JobJournal journal;
   JobQueue queue;
   RlEnvironment environment;
+  BatchStore batches;
   ApiContext api;
   httplib::Server server;
   int port = 0;

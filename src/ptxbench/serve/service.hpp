@@ -13,6 +13,7 @@
 #include "ptxbench/serve/client_tokens.hpp"
 #include "ptxbench/serve/job_queue.hpp"
 #include "ptxbench/serve/reward.hpp"
+#include "ptxbench/serve/rl_environment.hpp"
 
 namespace ptxbench::serve {
 
@@ -25,6 +26,7 @@ struct ServiceOptions {
   std::size_t max_body_bytes = 1 << 20;  // larger requests get 413
   int http_threads = 32;                 // open requests at once, streams and RL steps included
   RewardConfig reward;
+  RetrievalHooks retrieval;  // the retrieval context level of the RL environment, when set
 };
 
 class Service {

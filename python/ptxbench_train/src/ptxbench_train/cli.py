@@ -206,7 +206,8 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--engine", default="auto", choices=["auto", "builtin", "vllm"])
     t.add_argument("--host", default="127.0.0.1")
     t.add_argument("--port", type=int, default=8000, help="0 picks a free port (builtin)")
-    t.add_argument("--max-new-tokens", type=int, default=512, help="builtin: cap on max_tokens")
+    t.add_argument("--max-new-tokens", type=int, default=None,
+                   help="builtin: cap on max_tokens (default: what the model's context leaves)")
     t.add_argument("--ready-file", help="builtin: write {port, base_url, models} here once serving")
     t.add_argument("--max-model-len", type=int, help="vllm: --max-model-len")
     t.add_argument("--tensor-parallel", type=int, default=1, help="vllm: GPUs per model")

@@ -26,8 +26,32 @@ class ServeRequest:
     adapters: dict[str, str]  # served name -> adapter folder
     host: str = "127.0.0.1"
     port: int = 8000  # 0 picks a free port
-    max_new_tokens: int = 512  # cap on a request's max_tokens
+    # Cap on a request's max_tokens; None: whatever the model's context leaves after the prompt
+    # (a kernel reply runs to thousands of tokens: the longest expert solution is ~67 KB).
+    max_new_tokens: int | None = None
     revision: str | None = None
+
+
+# New tokens when neither a cap nor the model's context is known: room for the longest expert
+# solution (~67 KB of CUDA, ~20 k tokens) and some prose around it.
+FALLBACK_NEW_TOKENS = 24576
+
+
+def new_token_budget(prompt_tokens: int, max_context: int | None, cap: int | None,
+                     requested: int | None) -> int:
+    """New tokens for a request: what it asked for, else the most allowed; never more than the
+    cap (when None: what the context leaves, else FALLBACK_NEW_TOKENS). Raises ApiError when the
+    prompt and the tokens asked for do not fit the model's context."""
+    room = max_context - prompt_tokens if max_context else None
+    if room is not None and room < 1:
+        raise ApiError(400, f"the prompt has {prompt_tokens} tokens; with any new token it "
+                            f"exceeds the model's context of {max_context}")
+    limit = cap if cap is not None else (room if room is not None else FALLBACK_NEW_TOKENS)
+    want = min(int(requested) if requested else limit, limit)
+    if room is not None and want > room:
+        raise ApiError(400, f"the prompt has {prompt_tokens} tokens; with {want} new tokens it "
+                            f"exceeds the model's context of {max_context}")
+    return max(1, want)
 
 
 class ApiError(Exception):
@@ -79,11 +103,8 @@ class Engine:
         ids = self.tokenizer.apply_chat_template(chat, add_generation_prompt=True, tokenize=True,
                                                  return_dict=True, return_tensors="pt")["input_ids"]
         prompt_tokens = ids.shape[1]
-        want = body.get("max_tokens") or body.get("max_completion_tokens") or self.request.max_new_tokens
-        new_tokens = max(1, min(int(want), self.request.max_new_tokens))
-        if self.max_context and prompt_tokens + new_tokens > self.max_context:
-            raise ApiError(400, f"the prompt has {prompt_tokens} tokens; with {new_tokens} new tokens "
-                                f"it exceeds the model's context of {self.max_context}")
+        new_tokens = new_token_budget(prompt_tokens, self.max_context, self.request.max_new_tokens,
+                                      body.get("max_tokens") or body.get("max_completion_tokens"))
         temperature = float(body.get("temperature", 1.0) if body.get("temperature") is not None else 1.0)
         sampling = {"do_sample": temperature > 0}
         if temperature > 0:
