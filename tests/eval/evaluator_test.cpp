@@ -39,7 +39,13 @@ class FakeToolchain final : public util::ProcessRunner {
  public:
   std::string compile_error;  // non-empty: nvcc fails with this on stderr
   std::vector<std::string> needed{"libtvm_ffi.so", "libcudart.so.13", "libc.so.6"};
-  std::vector<testing::ElfSymbol> symbols{{.name = "TVMFFIEnvGetStream"}};
+  std::vector<testing::ElfSymbol> symbols{{.name = "TVMFFIEnvGetStream"},
+                                          {.name = "__tvm_ffi_run", .defined = true}};
+  std::string ptxas_output =
+      "ptxas info    : Compiling entry function '_Z4gemmv' for 'sm_90a'\n"
+      "ptxas info    : Function properties for _Z4gemmv\n"
+      "    0 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads\n"
+      "ptxas info    : Used 168 registers, used 1 barriers\n";
   std::chrono::milliseconds compile_time{0};
   std::atomic<int> compiles{0};
   std::atomic<int> running{0};
@@ -84,14 +90,7 @@ class FakeToolchain final : public util::ProcessRunner {
     // -MD -MF candidate.d: the rule the include lint reads.
     if (std::find(spec.argv.begin(), spec.argv.end(), "-MD") != spec.argv.end())
       util::write_file_atomic(spec.working_dir / "candidate.d", "candidate.so : candidate.cu\n");
-    return util::ProcessResult{
-        .started = true,
-        .exit_code = 0,
-        .stderr_text =
-            "ptxas info    : Compiling entry function '_Z4gemmv' for 'sm_90a'\n"
-            "ptxas info    : Function properties for _Z4gemmv\n"
-            "    0 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads\n"
-            "ptxas info    : Used 168 registers, used 1 barriers\n"};
+    return util::ProcessResult{.started = true, .exit_code = 0, .stderr_text = ptxas_output};
   }
 };
 
@@ -287,14 +286,75 @@ TEST_F(EvaluatorTest, AWorkerThatCannotLoadTheDriverSaysNoDriverFound) {
   EXPECT_EQ(e.find_stage(Stage::kSanitize)->message, "no NVIDIA driver found");
 }
 
-TEST_F(EvaluatorTest, RequestedFamiliesMissingFromTheSassAreNamed) {
+TEST_F(EvaluatorTest, RequestedFamiliesMissingFromTheSassDecideWithoutAGpu) {
   auto e = evaluate(reply("void run() {}"));
   // kHopperSass has GMMA, TMA and SYNCS: nothing requested is missing ...
+  EXPECT_EQ(e.verdict, Verdict::kNotRun);
   EXPECT_THAT(e.message, ::testing::Not(HasSubstr("absent")));
-  // ... while on Blackwell only its TMA counts, and HGMMA is no Blackwell family.
+  // ... while on Blackwell only its TMA counts, and HGMMA is no Blackwell family: it cannot
+  // pass, and a machine without a GPU says so (a final verdict, not NOT_RUN).
   Evaluator evaluator({}, tools_, nullptr);
   auto blackwell = evaluator.evaluate(task_, arch::Arch::kBlackwell, reply("void run() {}"));
-  EXPECT_THAT(blackwell.message, HasSubstr("requested but absent: UTCMMA, TMEM)"));
+  EXPECT_EQ(blackwell.verdict, Verdict::kInstructionsAbsent) << blackwell.message;
+  EXPECT_FALSE(blackwell.correct());
+  EXPECT_THAT(blackwell.message,
+              HasSubstr("requested instruction families absent from the machine code: UTCMMA, "
+                        "TMEM (SASS families: TMA x1"));
+  EXPECT_THAT(blackwell.message, HasSubstr("correctness not checked: "));
+  EXPECT_EQ(status(blackwell, Stage::kStaticSass), StageStatus::kPassed);
+  EXPECT_EQ(status(blackwell, Stage::kCorrectness), StageStatus::kNotRun);
+}
+
+TEST_F(EvaluatorTest, RequestedFamiliesMissingFromTheSassStillRunOnAGpu) {
+  // The GPU tells a correct kernel that avoided the instructions from a wrong one.
+  auto gpu = std::make_shared<FakeGpu>();
+  Evaluator evaluator({}, tools_, gpu);
+  auto e = evaluator.evaluate(task_, arch::Arch::kBlackwell, reply("void run() {}"));
+  EXPECT_EQ(gpu->runs, 1);
+  EXPECT_EQ(e.verdict, Verdict::kPassed);  // what the fake GPU stages say
+}
+
+TEST_F(EvaluatorTest, NoDeviceCodeIsDecidedByTheStaticStageEverywhere) {
+  tools_->ptxas_output.clear();  // ptxas compiled no entry function
+  auto gpu = std::make_shared<FakeGpu>();
+  auto e = evaluate(reply("void run() {}"), gpu);
+  EXPECT_EQ(e.verdict, Verdict::kInstructionsAbsent) << e.message;
+  EXPECT_THAT(e.message, HasSubstr("no device code"));
+  EXPECT_THAT(e.message, HasSubstr("requested families (GMMA, TMA, SYNCS) cannot execute"));
+  EXPECT_EQ(status(e, Stage::kStaticSass), StageStatus::kFailed);
+  EXPECT_EQ(status(e, Stage::kCorrectness), StageStatus::kSkipped);
+  EXPECT_EQ(gpu->runs, 0);
+}
+
+TEST_F(EvaluatorTest, ARunWithTheWrongParametersIsDecidedByTheStaticStage) {
+  tools_->symbols.push_back({.name = "_Z3runN3tvm3ffi10TensorViewES1_S1_", .defined = true});
+  auto loaded =
+      task::load_task_file(task::default_tasks_dir() / "mha_fwd" / "mha_fwd_lse_d128.json");
+  ASSERT_TRUE(loaded.has_value()) << loaded.error().message;
+  task_ = std::move(*loaded);
+  auto gpu = std::make_shared<FakeGpu>();
+  auto e = evaluate(reply("void run(A, B, C) {}\nTVM_FFI_DLL_EXPORT_TYPED_FUNC(run, run);"), gpu);
+  EXPECT_EQ(e.verdict, Verdict::kRuntimeError) << e.message;
+  EXPECT_THAT(e.message,
+              HasSubstr("run() cannot be called: run() takes 3 parameters (tvm::ffi::TensorView, "
+                        "tvm::ffi::TensorView, tvm::ffi::TensorView), but the task calls run(Q, "
+                        "K, V, O, LSE): 5 tensors"));
+  EXPECT_EQ(status(e, Stage::kLint), StageStatus::kFailed);
+  EXPECT_EQ(status(e, Stage::kCompile), StageStatus::kPassed);
+  EXPECT_EQ(gpu->runs, 0);
+}
+
+TEST_F(EvaluatorTest, TheSameRunOnTheGemmTaskGoesOn) {
+  tools_->symbols.push_back({.name = "_Z3runN3tvm3ffi10TensorViewES1_S1_", .defined = true});
+  auto e = evaluate(reply("void run(A, B, C) {}\nTVM_FFI_DLL_EXPORT_TYPED_FUNC(run, run);"));
+  EXPECT_EQ(e.verdict, Verdict::kNotRun) << e.message;
+}
+
+TEST_F(EvaluatorTest, AnObjectWithoutTheExportedRunCannotBeCalled) {
+  tools_->symbols = {{.name = "TVMFFIEnvGetStream"}};
+  auto e = evaluate(reply("void run() {}"));
+  EXPECT_EQ(e.verdict, Verdict::kRuntimeError) << e.message;
+  EXPECT_THAT(e.message, HasSubstr("exports no run()"));
 }
 
 TEST_F(EvaluatorTest, AGpuThatIsAbsentIsReportedWithItsReason) {

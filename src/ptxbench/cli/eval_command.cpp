@@ -1,5 +1,6 @@
 // `ptxbench eval FILE... --task NAME|GLOB[,...] --arch hopper|blackwell [--json] [--out FILE]
-//  [--jobs N] [--keep-artifacts DIR] [--compile-timeout S] [--no-gpu] [--time-workloads SPEC]`:
+//  [--jobs N] [--keep-artifacts DIR] [--compile-timeout S] [--no-gpu] [--time-workloads SPEC]
+//  [--unseen require|report|off] [--seed N]`:
 // every (task, file) pair through the staged pipeline; later candidates compile while earlier
 // ones are on the GPU, and each verdict is printed as soon as it is known (a line per verdict,
 // or with --json one JSON record per line; --out FILE receives the JSON Lines too, record by
@@ -50,6 +51,8 @@ struct EvalOptions {
   int racecheck_timeout_seconds = 15;
   std::string correctness_rule;  // empty: each task's tolerance.rule
   std::string sandbox = "strict";
+  std::string unseen = "require";     // the unseen workloads' policy
+  std::optional<std::uint64_t> seed;  // replays a verdict's inputs (its input_seed)
 };
 
 constexpr std::array<std::string_view, 3> kMarkdownExtensions{".md", ".markdown", ".txt"};
@@ -126,6 +129,12 @@ int run_eval(const EvalOptions& options) {
     fmt::print(stderr, "ptxbench eval: {}\n", timed.error().message);
     return kExitUsage;
   }
+  auto unseen = eval::correctness::parse_unseen_policy(options.unseen);
+  if (!unseen) {
+    fmt::print(stderr, "ptxbench eval: --unseen {}: expected require, report or off\n",
+               options.unseen);
+    return kExitUsage;
+  }
   auto inputs = read_inputs(options.files);
   if (!inputs) return kExitUsage;
   std::vector<eval::TaskCandidate> pairs;
@@ -165,7 +174,9 @@ int run_eval(const EvalOptions& options) {
     auto slots = gpus::gpu_slots(
         options.gpus, runner,
         {.timed_workloads = *timed,
-         .racecheck_timeout = std::chrono::seconds(options.racecheck_timeout_seconds)});
+         .racecheck_timeout = std::chrono::seconds(options.racecheck_timeout_seconds),
+         .unseen = *unseen,
+         .input_seed = options.seed});
     if (!slots) {
       fmt::print(stderr, "ptxbench eval: {}\n", slots.error().message);
       return kExitUsage;
@@ -273,6 +284,15 @@ void add_eval_command(CLI::App& app, CommandContext& context) {
                   "never \"passed\" (memcheck has its own 60 s)")
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();
+  sub->add_option("--unseen", options->unseen,
+                  "The tasks' unseen workloads (sizes no prompt shows; docs/correctness.md): "
+                  "require (an unseen failure fails the verdict), report (recorded in "
+                  "`generalisation` only, to measure the seen/unseen gap) or off")
+      ->capture_default_str();
+  sub->add_option("--seed", options->seed,
+                  "The input seed of every verdict (its record's input_seed): replays a "
+                  "verdict's inputs exactly; 0 keeps the task files' seeds (default: drawn per "
+                  "verdict)");
   sub->callback([options, &context] { context.exit_code = run_eval(*options); });
 }
 

@@ -39,7 +39,9 @@ std::shared_ptr<GpuStages> make_default_gpu_stages(std::shared_ptr<util::Process
   return std::make_shared<worker::WorkerGpuStages>(
       worker::WorkerGpuStagesOptions{.worker = *worker,
                                      .racecheck_timeout = choices.racecheck_timeout,
-                                     .timed_workloads = std::move(choices.timed_workloads)},
+                                     .timed_workloads = std::move(choices.timed_workloads),
+                                     .unseen = choices.unseen,
+                                     .input_seed = choices.input_seed},
       std::move(runner));
 }
 

@@ -20,6 +20,7 @@
 
 #include "ptxbench/eval/gpu_absence.hpp"
 #include "ptxbench/eval/static/pipeline_static.hpp"
+#include "ptxbench/eval/static/static_verdict.hpp"
 #include "ptxbench/util/check.hpp"
 #include "ptxbench/util/child_processes.hpp"
 #include "ptxbench/util/fs.hpp"
@@ -61,6 +62,7 @@ void mark_gpu_stages_not_run(Evaluation& e, const std::string& why) {
     record.status = StageStatus::kNotRun;
     record.message = why;
   }
+  if (decide_without_gpu(e, why)) return;  // the machine code alone says it cannot pass
   std::vector<std::string> present, absent;
   for (const auto& f : e.families) {
     if (f.static_count > 0) present.push_back(fmt::format("{} x{}", f.family, f.static_count));
