@@ -292,7 +292,8 @@ void add_eval_command(CLI::App& app, CommandContext& context) {
   sub->add_option("--seed", options->seed,
                   "The input seed of every verdict (its record's input_seed): replays a "
                   "verdict's inputs exactly; 0 keeps the task files' seeds (default: drawn per "
-                  "verdict)");
+                  "verdict)")
+      ->check(CLI::NonNegativeNumber);
   sub->callback([options, &context] { context.exit_code = run_eval(*options); });
 }
 
