@@ -15,13 +15,13 @@
 #      broken/gemm_skips_every_other_call.cu FORBIDDEN.
 #   3. `--seed` replay: the expert GEMM twice with --seed 12345: both records carry input_seed
 #      12345 and the same per-workload statuses.
-# GENERALISATION_JOBS (default 6) evaluations run at once; GENERALISATION_LIMIT_S (default 240)
+# GENERALISATION_JOBS (default 8) evaluations run at once; GENERALISATION_LIMIT_S (default 240)
 # bounds each.
 set -uo pipefail
 : "${PTXBENCH:?set PTXBENCH to the built ptxbench CLI}" "${RESULTS:?set RESULTS to an output folder}"
 out="$RESULTS/40-generalisation"
 rm -rf "$out" && mkdir -p "$out/records" "$out/logs"
-jobs="${GENERALISATION_JOBS:-6}"
+jobs="${GENERALISATION_JOBS:-8}"
 limit_s="${GENERALISATION_LIMIT_S:-240}"
 start_s=$(date +%s)
 
