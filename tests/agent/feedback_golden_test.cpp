@@ -6,11 +6,13 @@
 #include <cstdlib>
 
 #include "ptxbench/agent/feedback.hpp"
+#include "ptxbench/eval/correctness/generalisation.hpp"
 #include "ptxbench/util/fs.hpp"
 #include "sample_evaluations.hpp"
 
 namespace ptxbench::agent {
 namespace {
+using eval::Verdict;
 
 struct GoldenCase {
   std::string name;
@@ -48,6 +50,47 @@ TEST(FeedbackGolden, MatchesTheCommittedTexts) {
     EXPECT_EQ(rendered, *expected) << "golden " << path;
   }
   if (update) GTEST_SKIP() << "golden files rewritten, nothing compared";
+}
+
+// docs/correctness.md, "Unseen workloads": a hidden size that failed is counted, never named.
+TEST(Feedback, AnUnseenFailureIsCountedButNotNamed) {
+  eval::Evaluation e = testing::passed(1.1);
+  e.workloads.push_back({.workload = "unseen_M8191",
+                         .unseen = true,
+                         .status = Verdict::kIncorrectNumerical,
+                         .message = "C[8190, 7167] differs: M=8191",
+                         .trials = 3});
+  e.workloads.push_back({.workload = "unseen_M1", .unseen = true, .status = Verdict::kPassed});
+  e.generalisation =
+      eval::correctness::summarise(e.workloads, eval::correctness::UnseenPolicy::kRequire);
+  EXPECT_EQ(e.generalisation->shown_passed, 2);
+  EXPECT_EQ(e.generalisation->unseen_total, 2);
+  EXPECT_EQ(e.generalisation->failed_unseen, std::vector<std::string>{"unseen_M8191"});
+  e.verdict = Verdict::kIncorrectNumerical;
+  e.message = eval::correctness::hidden_failure_message(
+      *e.generalisation, *eval::correctness::first_unseen_failure(e.workloads));
+  const std::string text = render_feedback(e, {});
+  EXPECT_EQ(text.find("8191"), std::string::npos) << text;
+  EXPECT_EQ(text.find("unseen_M1"), std::string::npos) << text;
+  EXPECT_NE(text.find("hidden workloads (sizes the task does not list): 1 of 2 correct"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("not on 1 of 2 hidden workloads"), std::string::npos) << text;
+  EXPECT_NE(text.find("its outputs were wrong"), std::string::npos) << text;
+}
+
+TEST(Feedback, InstructionsAbsentSaysWhatTheMachineCodeLacks) {
+  eval::Evaluation e = testing::not_run();
+  e.verdict = Verdict::kInstructionsAbsent;
+  e.message = "requested instruction families absent from the machine code: GMMA";
+  e.kernels = {testing::gemm_kernel()};
+  e.families = {{.family = "GMMA", .requested = true, .static_count = 0},
+                {.family = "TMA", .requested = true, .static_count = 4}};
+  std::string text = render_feedback(e, {});
+  EXPECT_NE(text.find("has no GMMA instruction, so it cannot pass"), std::string::npos) << text;
+  e.kernels.clear();
+  text = render_feedback(e, {});
+  EXPECT_NE(text.find("Your file has no __global__ kernel"), std::string::npos) << text;
 }
 
 TEST(Feedback, SaysPlainlyWhichGpuStagesDidNotRun) {

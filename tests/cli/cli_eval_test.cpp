@@ -210,6 +210,22 @@ TEST(CliEval, TaskGlobsAndTimedWorkloadsThatMatchNothingAreUsageErrors) {
   EXPECT_THAT(empty.stderr_text, HasSubstr("--time-workloads"));
 }
 
+TEST(CliEval, TheUnseenPolicyAndTheSeedAreChecked) {
+  auto policy = ptxbench({"eval", candidate("syntax_error.cu"), "--task", "gemm_n7168_k5120",
+                          "--arch", "hopper", "--unseen", "sometimes"});
+  EXPECT_EQ(policy.exit_code, 2);
+  EXPECT_THAT(policy.stderr_text, HasSubstr("--unseen sometimes: expected require, report or off"));
+  auto seed = ptxbench({"eval", candidate("syntax_error.cu"), "--task", "gemm_n7168_k5120",
+                        "--arch", "hopper", "--seed", "-3"});
+  EXPECT_EQ(seed.exit_code, 2) << seed.stderr_text;
+  auto word = ptxbench({"eval", candidate("syntax_error.cu"), "--task", "gemm_n7168_k5120",
+                        "--arch", "hopper", "--seed", "many"});
+  EXPECT_EQ(word.exit_code, 2) << word.stderr_text;
+  auto fine = ptxbench({"eval", candidate("syntax_error.cu"), "--task", "gemm_n7168_k5120",
+                        "--arch", "hopper", "--no-gpu", "--unseen", "report", "--seed", "42"});
+  EXPECT_EQ(fine.exit_code, 1) << fine.stderr_text;  // COMPILE_ERROR, flags accepted
+}
+
 TEST(CliEval, StaticallyVerifiedKernelExitsZeroAsNotRun) {
   auto r = ptxbench({"eval", candidate("hopper_wgmma_tma.cu"), "--task", "gemm_n7168_k5120",
                      "--arch", "hopper", "--no-gpu", "--json"});

@@ -84,6 +84,17 @@ Evaluation full_record() {
                                   .bound_ms = 0.606,
                                   .fraction = 0.81};
   e.workloads.push_back(w);
+  e.workloads.push_back({.workload = "unseen_M8191",
+                         .unseen = true,
+                         .status = Verdict::kIncorrectNumerical,
+                         .trials = 3});
+  e.generalisation = Generalisation{.policy = "report",
+                                    .shown_passed = 1,
+                                    .shown_total = 1,
+                                    .unseen_passed = 0,
+                                    .unseen_total = 1,
+                                    .failed_unseen = {"unseen_M8191"}};
+  e.input_seed = 18446744073709551557ull;  // the largest 64-bit prime: every bit survives
   e.toolchain = {{"nvcc", "release 13.0"}, {"gpu", "B200"}};
   e.created_at = "2026-01-01T00:00:00Z";
   e.wall_seconds = 20.25;
@@ -115,6 +126,18 @@ TEST(EvaluationJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(outputs[0]["accuracy"]["candidate_duels_lost"], 5);
   EXPECT_TRUE(outputs[1]["as_accurate"].is_null());
   EXPECT_EQ(outputs[1]["rule"], "matches_library");
+  EXPECT_TRUE(back->workloads[1].unseen);
+  ASSERT_TRUE(back->generalisation.has_value());
+  EXPECT_EQ(back->generalisation->failed_unseen, std::vector<std::string>{"unseen_M8191"});
+  EXPECT_EQ(back->input_seed, 18446744073709551557ull);
+  // Records written before these fields read as "not judged", "no seed".
+  auto old = json;
+  old.erase("generalisation");
+  old.erase("input_seed");
+  auto before = evaluation_from_json(old);
+  ASSERT_TRUE(before.has_value());
+  EXPECT_FALSE(before->generalisation.has_value());
+  EXPECT_FALSE(before->input_seed.has_value());
 }
 
 TEST(EvaluationJson, RecordsWithoutTheRuleFieldsReadAsTheElementRule) {

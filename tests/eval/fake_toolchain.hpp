@@ -31,7 +31,13 @@ class FakeToolchain final : public util::ProcessRunner {
  public:
   std::string compile_error;  // non-empty: nvcc fails with this on stderr
   std::vector<std::string> needed{"libtvm_ffi.so", "libcudart.so.13", "libc.so.6"};
-  std::vector<testing::ElfSymbol> symbols{{.name = "TVMFFIEnvGetStream"}};
+  std::vector<testing::ElfSymbol> symbols{{.name = "TVMFFIEnvGetStream"},
+                                          {.name = "__tvm_ffi_run", .defined = true}};
+  std::string ptxas_output =
+      "ptxas info    : Compiling entry function '_Z4gemmv' for 'sm_90a'\n"
+      "ptxas info    : Function properties for _Z4gemmv\n"
+      "    0 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads\n"
+      "ptxas info    : Used 168 registers, used 1 barriers\n";
   std::chrono::milliseconds compile_time{0};
   std::atomic<int> compiles{0};
   std::atomic<int> running{0};
@@ -76,14 +82,7 @@ class FakeToolchain final : public util::ProcessRunner {
     // -MD -MF candidate.d: the rule the include lint reads.
     if (std::find(spec.argv.begin(), spec.argv.end(), "-MD") != spec.argv.end())
       util::write_file_atomic(spec.working_dir / "candidate.d", "candidate.so : candidate.cu\n");
-    return util::ProcessResult{
-        .started = true,
-        .exit_code = 0,
-        .stderr_text =
-            "ptxas info    : Compiling entry function '_Z4gemmv' for 'sm_90a'\n"
-            "ptxas info    : Function properties for _Z4gemmv\n"
-            "    0 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads\n"
-            "ptxas info    : Used 168 registers, used 1 barriers\n"};
+    return util::ProcessResult{.started = true, .exit_code = 0, .stderr_text = ptxas_output};
   }
 };
 

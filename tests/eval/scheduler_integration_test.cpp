@@ -98,5 +98,35 @@ TEST_F(RealPipeline, Tcgen05CandidateIsStaticallyVerifiedForBlackwell) {
   EXPECT_THAT(e.message, ::testing::Not(HasSubstr("absent")));
 }
 
+// What the CPU can decide, it decides: a kernel without the requested families, a run() with
+// no device code, and a run() with the wrong parameters each get a final verdict here.
+TEST_F(RealPipeline, TheStaticStagesDecideWhatTheyCanWithoutAGpu) {
+  auto host_only = util::read_file(std::string(PTXBENCH_TEST_DATA_DIR) + "/host_only_run.cu");
+  ASSERT_TRUE(host_only.has_value());
+  Evaluator evaluator({}, std::make_shared<util::SystemProcessRunner>(), nullptr);
+  const auto results = evaluator.evaluate_many(
+      task_, arch::Arch::kHopper,
+      {candidate_file("ampere_mma_sync.cu"),
+       {.text = *host_only, .is_markdown = false, .source_name = "host_only_run.cu"}});
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].verdict, Verdict::kInstructionsAbsent) << results[0].message;
+  EXPECT_THAT(results[0].message,
+              HasSubstr("requested instruction families absent from the machine code: GMMA, "
+                        "TMA, SYNCS"));
+  EXPECT_EQ(results[1].verdict, Verdict::kInstructionsAbsent) << results[1].message;
+  EXPECT_THAT(results[1].message, HasSubstr("no device code"));
+  EXPECT_TRUE(results[1].kernels.empty());
+
+  // The wgmma GEMM's run(A, B, C) submitted for the 5-tensor attention task.
+  auto attention =
+      task::load_task_file(task::default_tasks_dir() / "mha_fwd" / "mha_fwd_lse_d128.json");
+  ASSERT_TRUE(attention.has_value());
+  const auto e =
+      evaluator.evaluate(*attention, arch::Arch::kHopper, candidate_file("hopper_wgmma_tma.cu"));
+  EXPECT_EQ(e.verdict, Verdict::kRuntimeError) << e.message;
+  EXPECT_THAT(e.message, HasSubstr("run() takes 3 parameters"));
+  EXPECT_THAT(e.message, HasSubstr("run(Q, K, V, O, LSE)"));
+}
+
 }  // namespace
 }  // namespace ptxbench::eval

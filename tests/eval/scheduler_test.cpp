@@ -218,14 +218,75 @@ TEST_F(SchedulerTest, AWorkerThatCannotLoadTheDriverSaysNoDriverFound) {
   EXPECT_EQ(e.find_stage(Stage::kSanitize)->message, "no NVIDIA driver found");
 }
 
-TEST_F(SchedulerTest, RequestedFamiliesMissingFromTheSassAreNamed) {
+TEST_F(SchedulerTest, RequestedFamiliesMissingFromTheSassDecideWithoutAGpu) {
   auto e = evaluate(reply("void run() {}"));
   // kHopperSass has GMMA, TMA and SYNCS: nothing requested is missing ...
+  EXPECT_EQ(e.verdict, Verdict::kNotRun);
   EXPECT_THAT(e.message, ::testing::Not(HasSubstr("absent")));
-  // ... while on Blackwell only its TMA counts, and HGMMA is no Blackwell family.
+  // ... while on Blackwell only its TMA counts, and HGMMA is no Blackwell family: it cannot
+  // pass, and a machine without a GPU says so (a final verdict, not NOT_RUN).
   Scheduler evaluator({}, tools_, nullptr);
   auto blackwell = evaluator.evaluate(task_, arch::Arch::kBlackwell, reply("void run() {}"));
-  EXPECT_THAT(blackwell.message, HasSubstr("requested but absent: UTCMMA, TMEM)"));
+  EXPECT_EQ(blackwell.verdict, Verdict::kInstructionsAbsent) << blackwell.message;
+  EXPECT_FALSE(blackwell.correct());
+  EXPECT_THAT(blackwell.message,
+              HasSubstr("requested instruction families absent from the machine code: UTCMMA, "
+                        "TMEM (SASS families: TMA x1"));
+  EXPECT_THAT(blackwell.message, HasSubstr("correctness not checked: "));
+  EXPECT_EQ(status(blackwell, Stage::kStaticSass), StageStatus::kPassed);
+  EXPECT_EQ(status(blackwell, Stage::kCorrectness), StageStatus::kNotRun);
+}
+
+TEST_F(SchedulerTest, RequestedFamiliesMissingFromTheSassStillRunOnAGpu) {
+  // The GPU tells a correct kernel that avoided the instructions from a wrong one.
+  auto gpu = std::make_shared<FakeGpu>();
+  Scheduler evaluator({}, tools_, gpu);
+  auto e = evaluator.evaluate(task_, arch::Arch::kBlackwell, reply("void run() {}"));
+  EXPECT_EQ(gpu->runs, 1);
+  EXPECT_EQ(e.verdict, Verdict::kPassed);  // what the fake GPU stages say
+}
+
+TEST_F(SchedulerTest, NoDeviceCodeIsDecidedByTheStaticStageEverywhere) {
+  tools_->ptxas_output.clear();  // ptxas compiled no entry function
+  auto gpu = std::make_shared<FakeGpu>();
+  auto e = evaluate(reply("void run() {}"), gpu);
+  EXPECT_EQ(e.verdict, Verdict::kInstructionsAbsent) << e.message;
+  EXPECT_THAT(e.message, HasSubstr("no device code"));
+  EXPECT_THAT(e.message, HasSubstr("requested families (GMMA, TMA, SYNCS) cannot execute"));
+  EXPECT_EQ(status(e, Stage::kStaticSass), StageStatus::kFailed);
+  EXPECT_EQ(status(e, Stage::kCorrectness), StageStatus::kSkipped);
+  EXPECT_EQ(gpu->runs, 0);
+}
+
+TEST_F(SchedulerTest, ARunWithTheWrongParametersIsDecidedByTheStaticStage) {
+  tools_->symbols.push_back({.name = "_Z3runN3tvm3ffi10TensorViewES1_S1_", .defined = true});
+  auto loaded =
+      task::load_task_file(task::default_tasks_dir() / "mha_fwd" / "mha_fwd_lse_d128.json");
+  ASSERT_TRUE(loaded.has_value()) << loaded.error().message;
+  task_ = std::move(*loaded);
+  auto gpu = std::make_shared<FakeGpu>();
+  auto e = evaluate(reply("void run(A, B, C) {}\nTVM_FFI_DLL_EXPORT_TYPED_FUNC(run, run);"), gpu);
+  EXPECT_EQ(e.verdict, Verdict::kRuntimeError) << e.message;
+  EXPECT_THAT(e.message,
+              HasSubstr("run() cannot be called: run() takes 3 parameters (tvm::ffi::TensorView, "
+                        "tvm::ffi::TensorView, tvm::ffi::TensorView), but the task calls run(Q, "
+                        "K, V, O, LSE): 5 tensors"));
+  EXPECT_EQ(status(e, Stage::kLint), StageStatus::kFailed);
+  EXPECT_EQ(status(e, Stage::kCompile), StageStatus::kPassed);
+  EXPECT_EQ(gpu->runs, 0);
+}
+
+TEST_F(SchedulerTest, TheSameRunOnTheGemmTaskGoesOn) {
+  tools_->symbols.push_back({.name = "_Z3runN3tvm3ffi10TensorViewES1_S1_", .defined = true});
+  auto e = evaluate(reply("void run(A, B, C) {}\nTVM_FFI_DLL_EXPORT_TYPED_FUNC(run, run);"));
+  EXPECT_EQ(e.verdict, Verdict::kNotRun) << e.message;
+}
+
+TEST_F(SchedulerTest, AnObjectWithoutTheExportedRunCannotBeCalled) {
+  tools_->symbols = {{.name = "TVMFFIEnvGetStream"}};
+  auto e = evaluate(reply("void run() {}"));
+  EXPECT_EQ(e.verdict, Verdict::kRuntimeError) << e.message;
+  EXPECT_THAT(e.message, HasSubstr("exports no run()"));
 }
 
 TEST_F(SchedulerTest, AGpuThatIsAbsentIsReportedWithItsReason) {

@@ -13,6 +13,7 @@
 #include "ptxbench/prompt/task_prompt.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/task/task_render.hpp"
+#include "ptxbench/task/unseen_workloads.hpp"
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/process.hpp"
 
@@ -107,6 +108,52 @@ TEST(TaskPrompt, DescribesTheTasksCorrectnessRule) {
   text = build_task_prompt(task, arch::Arch::kHopper);
   EXPECT_TRUE(contains(text, "An element fails when |out - ref| > 0.01")) << text;
   EXPECT_FALSE(contains(text, "high-precision"));
+}
+
+// "S=4095" as a whole size: not the start of "S=40950".
+bool mentions_size(const std::string& text, const std::string& size) {
+  for (auto at = text.find(size); at != std::string::npos; at = text.find(size, at + 1)) {
+    const auto end = at + size.size();
+    if (end == text.size() || !std::isdigit(static_cast<unsigned char>(text[end]))) return true;
+  }
+  return false;
+}
+
+// Every task's whole prompt (system and task message, every arch and context level) shows none
+// of its unseen workloads, and says that unlisted sizes are checked.
+TEST(Prompt, NoTaskPromptShowsAnUnseenWorkload) {
+  const auto suite = task::load_suite(task::default_tasks_dir());
+  ASSERT_TRUE(suite) << suite.error().message;
+  const bool with_context = std::filesystem::exists(default_context_dir());
+  for (const auto& task : *suite) {
+    const auto unseen = task::unseen_workloads(task);
+    EXPECT_GE(unseen.size(), 3u) << task.name;
+    for (arch::Arch arch : arch::all()) {
+      std::vector<std::string> texts{build_task_prompt(task, arch)};
+      if (with_context) {
+        for (ContextLevel level : all_context_levels()) {
+          auto prompt = build_prompt(task, arch, level, default_context_dir());
+          ASSERT_TRUE(prompt) << prompt.error().message;
+          texts.push_back(prompt->system + "\n" + prompt->task);
+        }
+      }
+      for (const auto& text : texts) {
+        EXPECT_TRUE(contains(text, "Correctness is also checked on sizes not listed here"))
+            << task.name;
+        for (const auto& w : unseen) {
+          EXPECT_FALSE(contains(text, w.name)) << task.name << " shows " << w.name;
+          for (const auto& [axis, value] : w.axes) {
+            const bool shown =
+                std::any_of(task.workloads.begin(), task.workloads.end(),
+                            [&](const task::Workload& s) { return s.axes.at(axis) == value; });
+            if (shown) continue;  // the headline's value of another axis
+            EXPECT_FALSE(mentions_size(text, fmt::format("{}={}", axis, value)))
+                << task.name << " shows " << axis << "=" << value;
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(Prompt, BuildsFromTheBuiltInContextDocuments) {

@@ -270,3 +270,43 @@ TEST(Seeds, DependOnTheGroupOnly) {
 
 }  // namespace
 }  // namespace ptxbench::report
+
+namespace ptxbench::report {
+namespace {
+
+// "correct on unseen shapes": a correct turn whose unseen workloads were all correct.
+TEST(Metrics, CorrectOnUnseenShapes) {
+  auto trajectory = [](std::vector<TurnRecord> turns) {
+    TrajectoryRecord t;
+    t.turns = std::move(turns);
+    t.max_turns = static_cast<int>(t.turns.size());
+    return t;
+  };
+  using eval::Verdict;
+  const std::vector<TrajectoryRecord> records{
+      // correct on the shown workloads only (`--unseen report`), then on every one
+      trajectory({{.turn = 1, .verdict = Verdict::kPassed, .unseen_correct = false},
+                  {.turn = 2, .verdict = Verdict::kPassed, .unseen_correct = true}}),
+      // an unseen failure under `--unseen require`: not correct at all
+      trajectory({{.turn = 1, .verdict = Verdict::kIncorrectNumerical, .unseen_correct = false}}),
+      // an old record: nothing judged
+      trajectory({{.turn = 1, .verdict = Verdict::kPassed}}),
+  };
+  TrajectorySet set;
+  for (const auto& r : records) set.push_back(&r);
+  const BootstrapSettings bootstrap{.resamples = 10, .seed = 1};
+  const auto t1 = metrics_at(set, 1, bootstrap);
+  EXPECT_EQ(t1.correct.k, 2);
+  EXPECT_EQ(t1.correct_unseen.k, 0);
+  EXPECT_EQ(t1.correct_unseen.n, 3);
+  EXPECT_EQ(t1.unseen_judged, 2);
+  const auto t2 = metrics_at(set, 2, bootstrap);
+  EXPECT_EQ(t2.correct_unseen.k, 1);
+  // INSTRUCTIONS_ABSENT (decided without a GPU) leaves correctness unknown: not measured.
+  const auto absent = trajectory({{.turn = 1, .verdict = Verdict::kInstructionsAbsent}});
+  EXPECT_FALSE(state_within(absent, 1).measured);
+  EXPECT_EQ(metrics_at({&absent}, 1, bootstrap).unseen_judged, 0);
+}
+
+}  // namespace
+}  // namespace ptxbench::report

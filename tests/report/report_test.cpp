@@ -260,6 +260,11 @@ TEST(Report, WritesEveryFormAndTheSchemaOfTheMainTables) {
                                           "verified_any_hi",
                                           "verified_any_k",
                                           "verified_any_n",
+                                          "correct_unseen",
+                                          "correct_unseen_lo",
+                                          "correct_unseen_hi",
+                                          "correct_unseen_k",
+                                          "correct_unseen_n",
                                           "correctness_rule"};
   EXPECT_EQ(header, expected);
   const auto speedup_header = read_csv(root.path() / "out" / "tables" / "speedup.csv").at(0);

@@ -164,3 +164,21 @@ TEST(Reward, ConfigRefusesOtherKindsKeysVersionsAndBadTiers) {
 
 }  // namespace
 }  // namespace ptxbench::serve
+
+namespace ptxbench::serve {
+namespace {
+
+// INSTRUCTIONS_ABSENT (decided from the machine code, no GPU): it cannot pass and was never
+// checked for correctness, so each kind gives it what a kernel without the requested
+// instructions earns, never the reward of a correct or an incorrect one.
+TEST(Reward, InstructionsAbsentIsTheNotExecutedEntry) {
+  eval::Evaluation absent = testing::compile_error();
+  absent.verdict = eval::Verdict::kInstructionsAbsent;
+  const RewardConfig tiered{.kind = RewardKind::kTiered,
+                            .tiered = {.incorrect = -0.3, .not_executed = -0.2}};
+  EXPECT_DOUBLE_EQ(*reward_of(absent, tiered), -0.2);
+  EXPECT_DOUBLE_EQ(*reward_of(absent, RewardConfig{.kind = RewardKind::kPassAtSpeedup}), 0.0);
+}
+
+}  // namespace
+}  // namespace ptxbench::serve

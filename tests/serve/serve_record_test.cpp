@@ -59,7 +59,7 @@ class ServeRecord : public ::testing::Test {
 
 TEST_F(ServeRecord, IsTheRecordOfEvalJsonButForItsTiming) {
   const std::vector<std::pair<std::string, std::string>> candidates{
-      {"abi_example.cu", std::string(prompt::abi_example())},  // compiles: NOT_RUN
+      {"abi_example.cu", std::string(prompt::abi_example())},  // compiles: INSTRUCTIONS_ABSENT
       {"syntax_error.cu", "__global__ void k() { this is not C++ }\n"}};
   const std::vector<std::string> common{"--no-gpu", "--sandbox", "best-effort"};
   auto flags = common;

@@ -1,6 +1,7 @@
 // The service with the real evaluator's stream: the static stages with nvcc, and a fake GPU for
 // stages 5-8, so an evaluation submitted over HTTP comes back with the record `ptxbench eval
-// --json` writes; without GPU stages the verdict is NOT_RUN and the RL reward null.
+// --json` writes; without GPU stages a kernel lacking the requested families is
+// INSTRUCTIONS_ABSENT and earns the compile reward.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -9,6 +10,7 @@
 #include "ptxbench/compile/compiler.hpp"
 #include "ptxbench/eval/engine.hpp"
 #include "ptxbench/prompt/abi_example.hpp"
+#include "ptxbench/serve/reward.hpp"
 #include "service_harness.hpp"
 
 namespace ptxbench::serve {
@@ -125,7 +127,9 @@ TEST_F(StaticStages, CompileErrorsAndMissingCodeAreVerdicts) {
   EXPECT_EQ(prose["verdict"], "NO_CODE");
 }
 
-TEST_F(StaticStages, WithoutAGpuAStepIsNotRunAndEarnsNoReward) {
+// The ABI example has no wgmma, TMA or mbarrier: without a GPU the static stage still decides
+// that it cannot pass (INSTRUCTIONS_ABSENT), and the step earns the compile reward alone.
+TEST_F(StaticStages, WithoutAGpuAStepLackingTheRequestedFamiliesEarnsTheCompileReward) {
   ServiceHarness harness(evaluate_with(nullptr));
   auto http = harness.client(kTrainer);
   http->set_read_timeout(600, 0);
@@ -137,8 +141,8 @@ TEST_F(StaticStages, WithoutAGpuAStepIsNotRunAndEarnsNoReward) {
       http->Post("/v1/env/step", json{{"session", reset["session"]}, {"reply", reply}}.dump(),
                  "application/json");
   ASSERT_EQ(step->status, 200) << step->body;
-  EXPECT_EQ(body_of(step)["record"]["verdict"], "NOT_RUN");
-  EXPECT_TRUE(body_of(step)["reward"].is_null());
+  EXPECT_EQ(body_of(step)["record"]["verdict"], "INSTRUCTIONS_ABSENT");
+  EXPECT_DOUBLE_EQ(body_of(step)["reward"].get<double>(), RewardConfig{}.compile);
 }
 
 }  // namespace

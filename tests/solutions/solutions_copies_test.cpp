@@ -101,6 +101,10 @@ TEST(Solutions, CoverTheControlsTheBenchmarkNeeds) {
   EXPECT_EQ(expect["broken/gemm_wrong_wgmma_swizzle"], "INCORRECT_NUMERICAL");
   EXPECT_EQ(expect["broken/gemm_tail_writes_past_c"], "SANITIZER_ERROR");
   EXPECT_EQ(expect["broken/gemm_producer_phase_deadlock"], "TIMEOUT");
+  // The audited timed calls (docs/correctness.md): a cheaper wrong path after 3 calls, and
+  // skipped work in every other timed call.
+  EXPECT_EQ(expect["broken/gemm_wrong_after_three_calls"], "INCORRECT_NUMERICAL");
+  EXPECT_EQ(expect["broken/gemm_skips_every_other_call"], "FORBIDDEN");
   // Attention: the simple honest kernels and the controls derived from them.
   EXPECT_EQ(expect["simple/mha_fwd_lse_wgmma"], "PASSED");
   EXPECT_EQ(expect["simple/mha_fwd_lse_wgmma_causal"], "PASSED");
@@ -128,11 +132,11 @@ TEST(Solutions, CoverTheControlsTheBenchmarkNeeds) {
 // that a verdict can only come from that defect. Pinning the size of each difference keeps them
 // derived: an edit to the expert kernel that is not carried into the controls fails here.
 TEST(BrokenControls, DifferFromTheExpertKernelOnlyByTheirDefect) {
-  const std::map<std::string, int> defect_lines = {{"gemm_missing_proxy_fence", 2},
-                                                   {"gemm_producer_phase_deadlock", 2},
-                                                   {"gemm_wrong_wgmma_swizzle", 11},
-                                                   {"gemm_tail_writes_past_c", 51},
-                                                   {"gemm_wgmma_path_never_taken", 59}};
+  const std::map<std::string, int> defect_lines = {
+      {"gemm_missing_proxy_fence", 2},     {"gemm_producer_phase_deadlock", 2},
+      {"gemm_wrong_wgmma_swizzle", 11},    {"gemm_tail_writes_past_c", 51},
+      {"gemm_wgmma_path_never_taken", 59}, {"gemm_wrong_after_three_calls", 5},
+      {"gemm_skips_every_other_call", 11}};
   const auto root = repo_root() / "solutions";
   auto expert = util::read_file(root / "hopper" / "gemm_bf16_nt_warp_specialized.cu");
   ASSERT_TRUE(expert.has_value()) << expert.error().message;

@@ -8,6 +8,7 @@
 
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/task/task_render.hpp"
+#include "ptxbench/task/unseen_workloads.hpp"
 #include "ptxbench/util/fs.hpp"
 
 namespace ptxbench::task {
@@ -349,6 +350,72 @@ TEST(TaskRender, ShowsSignatureInAbiOrderAndRequestedFamilies) {
   EXPECT_THAT(text, HasSubstr("sm_90a"));
   auto blackwell = render_for_model(*task, arch::Arch::kBlackwell);
   EXPECT_THAT(blackwell, HasSubstr("none for this arch"));
+}
+
+}  // namespace
+}  // namespace ptxbench::task
+
+namespace ptxbench::task {
+namespace {
+
+TEST(UnseenRule, MakesTheDocumentedSizes) {
+  // tasks/gemm: M in [1, 12345], shown 70 ... 8828, headline 8192.
+  EXPECT_EQ(unseen_values(1, 12345, {70, 232, 972, 2379, 8192, 8828}, 8192, std::nullopt),
+            (std::vector<std::int64_t>{1, 4415, 8191, 12345}));
+  // Ragged S: [100, 5000], shown 512 ... 16384, headline 4096.
+  EXPECT_EQ(unseen_values(100, 5000, {512, 1024, 2048, 4096, 8192, 16384}, 4096, std::nullopt),
+            (std::vector<std::int64_t>{100, 2896, 4095, 5000}));
+  // tasks/mha_*: S a declared multiple of 128 in [128, 4992].
+  EXPECT_EQ(unseen_values(128, 4992, {512, 1024, 2048, 4096, 8192, 16384}, 4096, 128),
+            (std::vector<std::int64_t>{128, 2816, 3968, 4992}));
+  // A declared multiple is respected; shown values and repeats are dropped.
+  EXPECT_EQ(unseen_values(64, 5120, {512, 1024, 2048, 4096}, 4096, 64),
+            (std::vector<std::int64_t>{64, 2880, 4032, 5120}));
+  EXPECT_EQ(unseen_values(512, 4096, {512, 4096}, 4096, std::nullopt),
+            (std::vector<std::int64_t>{1448, 4095}));
+}
+
+TEST(UnseenRule, WorkloadsVaryOneAxisAndAreMarkedUnseen) {
+  auto json = valid_task();
+  json["unseen"] = {{"bounds", {{"M", {1, 5000}}}}};
+  auto task = parse(json);
+  ASSERT_TRUE(task.has_value()) << task.error().message;
+  const auto unseen = unseen_workloads(*task);
+  ASSERT_EQ(unseen.size(), 4u);  // 1, 512+1 (geometric mean of 64 and 4096), 4095, 5000
+  EXPECT_EQ(unseen[0].name, "unseen_M1");
+  EXPECT_EQ(unseen[1].axes.at("M"), 513);
+  for (const auto& w : unseen) {
+    EXPECT_TRUE(w.unseen);
+    EXPECT_FALSE(w.headline);
+    EXPECT_NE(w.seed, 0u);
+  }
+  EXPECT_EQ(unseen_workloads(*task)[2].seed, unseen[2].seed) << "seeds are fixed per workload";
+  // The shown workloads are the task's workloads; the prompt never lists the others.
+  EXPECT_EQ(task->workloads.size(), 2u);
+  const auto text = render_for_model(*task, arch::Arch::kHopper);
+  EXPECT_THAT(text, HasSubstr("Correctness is also checked on sizes not listed here"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("M=4095")));
+}
+
+TEST(UnseenRule, BadBoundsAndMultiplesAreReported) {
+  auto json = valid_task();
+  json["unseen"] = {{"bounds", {{"N", {1, 2}}, {"M", {9, 3}}}}, {"extra", 1}};
+  const auto error = error_of(json);
+  EXPECT_THAT(error, HasSubstr("unseen.bounds.N: must name a var axis"));
+  EXPECT_THAT(error, HasSubstr("unseen.bounds.M: must be [lo, hi]"));
+  EXPECT_THAT(error, HasSubstr("unseen.extra: unknown field"));
+
+  json = valid_task();
+  json["axes"]["M"]["multiple_of"] = 128;
+  EXPECT_THAT(error_of(json), HasSubstr("workloads.small.axes.M: must be a multiple of 128"));
+  json["workloads"][0]["axes"]["M"] = 128;
+  json["unseen"] = {{"bounds", {{"M", {100, 4096}}}}};
+  EXPECT_THAT(error_of(json), HasSubstr("lo and hi must be multiples of 128"));
+  json["unseen"] = {{"bounds", {{"M", {128, 4096}}}}};
+  auto task = parse(json);
+  ASSERT_TRUE(task.has_value()) << task.error().message;
+  EXPECT_THAT(render_for_model(*task, arch::Arch::kHopper), HasSubstr("a multiple of 128"));
+  for (const auto& w : unseen_workloads(*task)) EXPECT_EQ(w.axes.at("M") % 128, 0) << w.name;
 }
 
 }  // namespace

@@ -162,6 +162,13 @@ TEST_F(BuiltInSuite, EveryTaskHasNormalAndSpikyInputsAndTheDefaultTolerance) {
     }
     EXPECT_GE(spiky, 1);
     EXPECT_GE(normal, 1);
+    // docs/correctness.md, "Fresh inputs": uniform, large magnitudes, and the op's hard case.
+    std::set<Distribution> kinds;
+    for (const auto& w : t.workloads) kinds.insert(w.distribution);
+    EXPECT_TRUE(kinds.contains(Distribution::kUniform));
+    EXPECT_TRUE(kinds.contains(Distribution::kLarge));
+    EXPECT_TRUE(
+        kinds.contains(t.op_type == "gemm" ? Distribution::kNearTies : Distribution::kEqualScores));
     EXPECT_EQ(t.headline().distribution, Distribution::kNormal);
     EXPECT_DOUBLE_EQ(t.tolerance.atol, 1e-2);
     EXPECT_DOUBLE_EQ(t.tolerance.rtol, 1e-2);

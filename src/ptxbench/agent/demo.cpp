@@ -179,8 +179,11 @@ DemoPlan plan_demo(const std::vector<task::Task>& suite, const SolutionScan& sca
 std::size_t set_aside_gpu_only(DemoPlan& demo, const std::function<bool(arch::Arch)>& gpu_runs) {
   std::vector<DemoEntry> kept;
   for (auto& entry : demo.entries) {
+    // A FORBIDDEN control among the solutions is one the timing stage's rules catch (the
+    // library refusals of the lint stage are not shipped as solutions).
+    const Verdict expect = entry.solution.header.expect;
     const bool needs_gpu = entry.spec.model != "expert" &&
-                           is_gpu_verdict(entry.solution.header.expect) &&
+                           (is_gpu_verdict(expect) || expect == Verdict::kForbidden) &&
                            !gpu_runs(entry.spec.arch);
     (needs_gpu ? demo.set_aside : kept).push_back(std::move(entry));
   }
@@ -195,6 +198,10 @@ std::size_t set_aside_gpu_only(DemoPlan& demo, const std::function<bool(arch::Ar
 Agreement agreement(Verdict expected, Verdict got) {
   if (expected == got) return Agreement::kAsExpected;
   if (got == Verdict::kNotRun && is_gpu_verdict(expected)) return Agreement::kConsistent;
+  // Decided from the machine code alone: it cannot pass, whatever a GPU would add.
+  if (got == Verdict::kInstructionsAbsent && is_gpu_verdict(expected) &&
+      expected != Verdict::kPassed)
+    return Agreement::kConsistent;
   return Agreement::kUnexpected;
 }
 

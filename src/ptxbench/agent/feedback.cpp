@@ -155,7 +155,14 @@ void render_output_checks(const eval::WorkloadResult& workload, std::string& out
 void render_workloads(const Evaluation& evaluation, std::string& out) {
   if (evaluation.workloads.empty() || evaluation.verdict == Verdict::kNotRun) return;
   out += "\n### Workloads\n\n";
+  int hidden = 0, hidden_failed = 0;
   for (const auto& workload : evaluation.workloads) {
+    // Unseen workloads are counted, never named: their sizes stay hidden.
+    if (workload.unseen) {
+      ++hidden;
+      hidden_failed += workload.status == Verdict::kPassed ? 0 : 1;
+      continue;
+    }
     out +=
         fmt::format("- {}{}: {}", workload.workload, workload.headline ? " (headline, timed)" : "",
                     eval::to_string(workload.status));
@@ -174,6 +181,10 @@ void render_workloads(const Evaluation& evaluation, std::string& out) {
     out += "\n";
     render_output_checks(workload, out);
   }
+  if (hidden > 0)
+    out += fmt::format("- hidden workloads (sizes the task does not list): {} of {} correct{}\n",
+                       hidden - hidden_failed, hidden,
+                       hidden_failed == 0 ? "" : "; handle every size, not only the listed ones");
 }
 
 void render_not_run(const Evaluation& evaluation, std::string& out) {
@@ -224,6 +235,22 @@ std::string next_step(const Evaluation& evaluation, const FeedbackOptions& optio
              "whole file.";
     case Verdict::kCompileError:
       return "Fix the compile errors above and reply with the whole corrected file.";
+    case Verdict::kInstructionsAbsent: {
+      if (evaluation.kernels.empty())
+        return "Your file has no __global__ kernel: run() must launch CUDA kernels that do the "
+               "computation on the GPU with the requested instructions. Reply with the whole "
+               "file.";
+      std::string absent;
+      for (const auto& family : evaluation.families) {
+        if (!family.requested || family.static_count > 0) continue;
+        absent += absent.empty() ? family.family : ", " + family.family;
+      }
+      return fmt::format(
+          "The machine code of your kernels has no {} instruction, so it cannot pass whatever "
+          "it computes. Use the requested instructions for the main computation (on the path "
+          "that runs) and reply with the whole file.",
+          absent);
+    }
     case Verdict::kNotRun: {
       std::string text =
           "Check the kernel for correctness against the task's math and reply "

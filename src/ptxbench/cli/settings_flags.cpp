@@ -1,9 +1,10 @@
 #include "ptxbench/cli/settings_flags.hpp"
 
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
+#include <limits>
 
 namespace ptxbench::cli {
 namespace {
@@ -94,6 +95,23 @@ void add_settings_flags(CLI::App& command, SettingsFlags& flags, eval::SettingSe
                     "Keep sources, objects and cubins in this directory")
         ->check(kDirectoryOrAbsent);
   }
+  if (offered.has(Setting::kUnseen)) {
+    command
+        .add_option("--unseen", flags.unseen,
+                    "The tasks' unseen workloads (sizes no prompt shows; docs/correctness.md): "
+                    "require (an unseen failure fails the verdict), report (recorded in "
+                    "`generalisation` only, to measure the seen/unseen gap) or off")
+        ->default_str(std::string(eval::correctness::to_string(defaults.unseen)));
+  }
+  if (offered.has(Setting::kSeed)) {
+    command
+        .add_option("--seed", flags.seed,
+                    "The input seed of every verdict (its record's input_seed): replays a "
+                    "verdict's inputs exactly; 0 keeps the task files' seeds (default: drawn per "
+                    "verdict)")
+        ->check(CLI::Range(std::uint64_t{0},
+                           static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())));
+  }
   if (offered.has(Setting::kCompileCache)) {
     command
         .add_option("--compile-cache", flags.compile_cache,
@@ -136,6 +154,13 @@ util::Expected<eval::EvaluationSettings> settings_from_flags(const SettingsFlags
   }
   if (flags.keep_artifacts) settings.keep_artifacts = *flags.keep_artifacts;
   if (flags.compile_cache) settings.compile_cache = *flags.compile_cache;
+  if (flags.unseen) {
+    auto policy = eval::correctness::parse_unseen_policy(*flags.unseen);
+    if (!policy)
+      return util::make_error("--unseen " + *flags.unseen + ": expected require, report or off");
+    settings.unseen = *policy;
+  }
+  if (flags.seed) settings.input_seed = *flags.seed;
   return settings;
 }
 

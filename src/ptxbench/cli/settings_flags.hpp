@@ -31,6 +31,8 @@ struct SettingsFlags {
   std::optional<std::string> time_workloads;
   std::optional<std::string> keep_artifacts;
   std::optional<std::string> compile_cache;
+  std::optional<std::string> unseen;
+  std::optional<std::uint64_t> seed;
 };
 
 // `defaults` supplies the values the help shows.

@@ -81,11 +81,15 @@ util::Expected<ElfImports> parse_elf_imports(std::string_view image) {
         auto symbol = read_at<Elf64_Sym>(image, section.sh_offset + at);
         if (!symbol) return malformed("dynamic symbol out of range");
         const auto binding = ELF64_ST_BIND(symbol->st_info);
-        if (symbol->st_shndx != SHN_UNDEF || (binding != STB_GLOBAL && binding != STB_WEAK))
-          continue;
+        if (binding != STB_GLOBAL && binding != STB_WEAK) continue;
+        const bool defined_function =
+            symbol->st_shndx != SHN_UNDEF && ELF64_ST_TYPE(symbol->st_info) == STT_FUNC;
+        if (symbol->st_shndx != SHN_UNDEF && !defined_function) continue;
         auto name = string_at(image, *strings, symbol->st_name);
         if (!name) return malformed("symbol name out of range");
-        if (!name->empty()) imports.undefined_symbols.push_back(std::move(*name));
+        if (name->empty()) continue;
+        (defined_function ? imports.defined_functions : imports.undefined_symbols)
+            .push_back(std::move(*name));
       }
     }
   }

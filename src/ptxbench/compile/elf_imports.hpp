@@ -13,6 +13,9 @@ namespace ptxbench::compile {
 struct ElfImports {
   std::vector<std::string> needed;             // "libcudart.so.13", in file order
   std::vector<std::string> undefined_symbols;  // global or weak, e.g. "cublasCreate_v2"
+  // Functions the object defines and exports (global or weak), mangled: "__tvm_ffi_run",
+  // "_Z3runN3tvm3ffi10TensorViewES2_S2_".
+  std::vector<std::string> defined_functions;
 };
 
 // A 64-bit little-endian ELF image; every offset is bounds-checked (the object was built from

@@ -63,7 +63,9 @@ util::Expected<std::shared_ptr<Engine>> open_engine(const EvaluationSettings& se
   std::vector<std::shared_ptr<GpuStages>> slots;  // one per GPU of --gpus
   if (settings.gpu) {
     const GpuStageChoices choices{.timed_workloads = settings.timed_workloads,
-                                  .racecheck_timeout = settings.racecheck_timeout};
+                                  .racecheck_timeout = settings.racecheck_timeout,
+                                  .unseen = settings.unseen,
+                                  .input_seed = settings.input_seed};
     auto made = seams.gpu_slots ? seams.gpu_slots(worker_runner, choices)
                                 : gpu_slots(settings.gpus, worker_runner, choices);
     if (!made) return made.error();

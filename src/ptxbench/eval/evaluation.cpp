@@ -43,10 +43,11 @@ constexpr std::array<std::pair<StageStatus, std::string_view>, 5> kStageStatuses
     {StageStatus::kNotChecked, "not_checked"},
 }};
 
-constexpr std::array<std::pair<Verdict, std::string_view>, 13> kVerdicts{{
+constexpr std::array<std::pair<Verdict, std::string_view>, 14> kVerdicts{{
     {Verdict::kNoCode, "NO_CODE"},
     {Verdict::kForbidden, "FORBIDDEN"},
     {Verdict::kCompileError, "COMPILE_ERROR"},
+    {Verdict::kInstructionsAbsent, "INSTRUCTIONS_ABSENT"},
     {Verdict::kNotRun, "NOT_RUN"},
     {Verdict::kSanitizerError, "SANITIZER_ERROR"},
     {Verdict::kRuntimeError, "RUNTIME_ERROR"},

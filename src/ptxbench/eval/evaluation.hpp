@@ -36,6 +36,9 @@ enum class Verdict {
   kNoCode,                   // the response holds no code block
   kForbidden,                // library use (cuBLAS, cuDNN, dlopen ...) or a foreign kernel at run time
   kCompileError,
+  // Compiled, and the machine code alone decides it cannot pass: it holds no kernel at all, or
+  // (on a machine whose GPU stages cannot run) a requested family is absent from its SASS.
+  kInstructionsAbsent,
   kNotRun,                   // compiled and statically checked; GPU stages not run on this machine
   kSanitizerError,
   kRuntimeError,             // fault, abort, out of memory, bad return from run()
@@ -161,6 +164,7 @@ struct SpeedOfLight {
 struct WorkloadResult {
   std::string workload;
   bool headline = false;
+  bool unseen = false;  // one of the task's unseen workloads: never named in feedback
   Verdict status = Verdict::kNotRun;
   std::string message;
   int trials = 0;
@@ -170,6 +174,18 @@ struct WorkloadResult {
   std::optional<double> speedup;    // baseline median / candidate median
   std::optional<double> tflops;     // task FLOPs / candidate median
   std::optional<SpeedOfLight> speed_of_light;  // set with the candidate's timing
+};
+
+// Shown and unseen workloads judged apart (docs/correctness.md, "Unseen workloads"): the gap
+// between them is what the research measures. `policy` "require": an unseen failure fails the
+// verdict; "report": it is recorded here only.
+struct Generalisation {
+  std::string policy;
+  int shown_passed = 0;
+  int shown_total = 0;
+  int unseen_passed = 0;
+  int unseen_total = 0;
+  std::vector<std::string> failed_unseen;  // their names, for the record (not for feedback)
 };
 
 struct Evaluation {
@@ -185,6 +201,10 @@ struct Evaluation {
   std::vector<KernelReport> kernels;
   std::vector<FamilyEvidence> families;
   std::vector<WorkloadResult> workloads;
+  std::optional<Generalisation> generalisation;  // set when unseen workloads were judged
+  // The verdict's input seed: every workload's inputs derive from it and the workload's own
+  // seed, so `ptxbench eval --seed` replays them exactly. nullopt: nothing ran on a GPU.
+  std::optional<std::uint64_t> input_seed;
   std::map<std::string, std::string> toolchain;  // "nvcc", "cuobjdump", "driver", "gpu", ...
   std::string created_at;           // ISO-8601 UTC
   std::string sandbox = "off";      // "full" | "partial: <what is missing>" | "off" (sandbox/)

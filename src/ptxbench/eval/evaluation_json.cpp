@@ -176,11 +176,9 @@ json to_json(const Evaluation& e) {
   }
   j["workloads"] = json::array();
   for (const auto& w : e.workloads) {
-    json wj{{"workload", w.workload},
-            {"headline", w.headline},
-            {"status", std::string(to_string(w.status))},
-            {"message", w.message},
-            {"trials", w.trials}};
+    json wj{{"workload", w.workload}, {"headline", w.headline},
+            {"unseen", w.unseen},     {"status", std::string(to_string(w.status))},
+            {"message", w.message},   {"trials", w.trials}};
     wj["outputs"] = json::array();
     for (const auto& o : w.outputs) {
       json oj{{"name", o.name},
@@ -206,6 +204,18 @@ json to_json(const Evaluation& e) {
         w.speed_of_light ? speed_of_light_to_json(*w.speed_of_light) : json(nullptr);
     j["workloads"].push_back(wj);
   }
+  if (e.generalisation) {
+    const auto& g = *e.generalisation;
+    j["generalisation"] = {{"policy", g.policy},
+                           {"shown_passed", g.shown_passed},
+                           {"shown_total", g.shown_total},
+                           {"unseen_passed", g.unseen_passed},
+                           {"unseen_total", g.unseen_total},
+                           {"failed_unseen", g.failed_unseen}};
+  } else {
+    j["generalisation"] = nullptr;
+  }
+  j["input_seed"] = e.input_seed ? json(*e.input_seed) : json(nullptr);
   j["toolchain"] = e.toolchain;
   return j;
 }
@@ -271,6 +281,7 @@ util::Expected<Evaluation> evaluation_from_json(const json& j) {
       WorkloadResult r;
       r.workload = w.at("workload").get<std::string>();
       r.headline = get_or(w, "headline", false);
+      r.unseen = get_or(w, "unseen", false);
       r.status = parse_enum<Verdict>(w, "status", &parse_verdict);
       r.message = get_or<std::string>(w, "message", "");
       r.trials = get_or(w, "trials", 0);
@@ -293,6 +304,16 @@ util::Expected<Evaluation> evaluation_from_json(const json& j) {
         r.speed_of_light = speed_of_light_from_json(*sol);
       e.workloads.push_back(std::move(r));
     }
+    if (auto g = j.find("generalisation"); g != j.end() && g->is_object()) {
+      e.generalisation =
+          Generalisation{.policy = get_or<std::string>(*g, "policy", ""),
+                         .shown_passed = get_or(*g, "shown_passed", 0),
+                         .shown_total = get_or(*g, "shown_total", 0),
+                         .unseen_passed = get_or(*g, "unseen_passed", 0),
+                         .unseen_total = get_or(*g, "unseen_total", 0),
+                         .failed_unseen = g->value("failed_unseen", std::vector<std::string>{})};
+    }
+    e.input_seed = get_optional<std::uint64_t>(j, "input_seed");
     e.toolchain = j.value("toolchain", std::map<std::string, std::string>{});
     return e;
   } catch (const std::exception& ex) {

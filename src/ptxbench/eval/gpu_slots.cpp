@@ -64,7 +64,9 @@ std::shared_ptr<GpuStages> make_worker_gpu_stages(std::shared_ptr<util::ProcessR
   return std::make_shared<worker::WorkerGpuStages>(
       worker::WorkerGpuStagesOptions{.worker = *worker,
                                      .racecheck_timeout = choices.racecheck_timeout,
-                                     .timed_workloads = std::move(choices.timed_workloads)},
+                                     .timed_workloads = std::move(choices.timed_workloads),
+                                     .unseen = choices.unseen,
+                                     .input_seed = choices.input_seed},
       std::move(runner));
 }
 

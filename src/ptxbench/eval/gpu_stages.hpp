@@ -3,11 +3,14 @@
 // processes; tests substitute a fake.
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ptxbench/arch/arch.hpp"
+#include "ptxbench/eval/correctness/generalisation.hpp"
 #include "ptxbench/eval/evaluation.hpp"
 #include "ptxbench/eval/timing/timed_workloads.hpp"
 #include "ptxbench/sass/sass.hpp"
@@ -29,6 +32,9 @@ struct GpuStageChoices {
   TimedWorkloads timed_workloads;  // what the timing stage times besides the headline
   // Racecheck's deadline (docs/gpu-engine.md): past it the check reads "not checked".
   std::chrono::milliseconds racecheck_timeout{std::chrono::seconds(15)};
+  // The task's unseen workloads (docs/correctness.md): fail the verdict, only report, or skip.
+  correctness::UnseenPolicy unseen = correctness::UnseenPolicy::kRequire;
+  std::optional<std::uint64_t> input_seed;  // nullopt: drawn per verdict (and recorded)
 };
 
 class GpuStages {

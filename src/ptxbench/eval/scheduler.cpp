@@ -19,6 +19,7 @@
 
 #include "ptxbench/eval/gpu_absence.hpp"
 #include "ptxbench/eval/static/pipeline_static.hpp"
+#include "ptxbench/eval/static/static_verdict.hpp"
 #include "ptxbench/sandbox/sandboxed_runner.hpp"
 #include "ptxbench/util/check.hpp"
 #include "ptxbench/util/child_processes.hpp"
@@ -53,6 +54,7 @@ void mark_gpu_stages_not_run(Evaluation& e, const std::string& why) {
     record.status = StageStatus::kNotRun;
     record.message = why;
   }
+  if (decide_without_gpu(e, why)) return;  // the machine code alone says it cannot pass
   std::vector<std::string> present, absent;
   for (const auto& f : e.families) {
     if (f.static_count > 0) present.push_back(fmt::format("{} x{}", f.family, f.static_count));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <thread>
 
@@ -75,6 +76,20 @@ void read_field(Setting setting, std::string_view key, util::FieldReader& fields
     case Setting::kCompileCache:
       if (auto value = text()) settings.compile_cache = *value;
       return;
+    case Setting::kUnseen:
+      if (auto value = text()) {
+        auto policy = correctness::parse_unseen_policy(*value);
+        if (!policy) return fields.fail(key, "expected require, report or off");
+        settings.unseen = *policy;
+      }
+      return;
+    case Setting::kSeed:
+      if (fields.has(key)) {
+        std::int64_t seed = 0;
+        fields.read_integer(key, 0, std::numeric_limits<std::int64_t>::max(), seed);
+        settings.input_seed = static_cast<std::uint64_t>(seed);
+      }
+      return;
   }
 }
 
@@ -93,6 +108,8 @@ const std::vector<SettingName>& setting_names() {
       {Setting::kTimedWorkloads, "time_workloads", "--time-workloads"},
       {Setting::kKeepArtifacts, "keep_artifacts", "--keep-artifacts"},
       {Setting::kCompileCache, "compile_cache", "--compile-cache"},
+      {Setting::kUnseen, "unseen", "--unseen"},
+      {Setting::kSeed, "seed", "--seed"},
   };
   return names;
 }
@@ -134,6 +151,8 @@ Json settings_to_json(const EvaluationSettings& settings, SettingSet offered) {
   if (!settings.keep_artifacts.empty())
     put(Setting::kKeepArtifacts, settings.keep_artifacts.string());
   if (!settings.compile_cache.empty()) put(Setting::kCompileCache, settings.compile_cache.string());
+  put(Setting::kUnseen, std::string(correctness::to_string(settings.unseen)));
+  if (settings.input_seed) put(Setting::kSeed, *settings.input_seed);
   return json;
 }
 

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ptxbench/eval/correctness/generalisation.hpp"
 #include "ptxbench/eval/timing/timed_workloads.hpp"
 #include "ptxbench/sandbox/policy.hpp"
 #include "ptxbench/task/task.hpp"
@@ -39,6 +40,10 @@ struct EvaluationSettings {
   std::filesystem::path keep_artifacts;  // empty: a temporary folder, emptied verdict by verdict
   // Where compiles are kept and found again (compile/compile_cache.hpp); empty: no cache.
   std::filesystem::path compile_cache;
+  // The tasks' unseen workloads (docs/correctness.md): fail the verdict, only report, or skip.
+  correctness::UnseenPolicy unseen = correctness::UnseenPolicy::kRequire;
+  // Every verdict's input seed (a record's input_seed replays it); nullopt: drawn per verdict.
+  std::optional<std::uint64_t> input_seed;
 };
 
 // The settings a command offers, one bit each.
@@ -54,6 +59,8 @@ enum class Setting : std::uint32_t {
   kTimedWorkloads = 1u << 8,
   kKeepArtifacts = 1u << 9,
   kCompileCache = 1u << 10,
+  kUnseen = 1u << 11,
+  kSeed = 1u << 12,
 };
 
 class SettingSet {
@@ -66,7 +73,7 @@ class SettingSet {
   constexpr bool has(Setting setting) const {
     return (bits_ & static_cast<std::uint32_t>(setting)) != 0;
   }
-  static constexpr SettingSet all() { return from_bits((1u << 11) - 1); }
+  static constexpr SettingSet all() { return from_bits((1u << 13) - 1); }
 
  private:
   static constexpr SettingSet from_bits(std::uint32_t bits) {

@@ -67,6 +67,7 @@ bool is_minable_failure(Verdict verdict) {
   switch (verdict) {
     case Verdict::kForbidden:
     case Verdict::kCompileError:
+    case Verdict::kInstructionsAbsent:
     case Verdict::kSanitizerError:
     case Verdict::kRuntimeError:
     case Verdict::kTimeout:

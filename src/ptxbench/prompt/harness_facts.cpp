@@ -64,6 +64,13 @@ std::string describe_distribution(task::Distribution distribution) {
       return "uniform on (-1, 1]";
     case task::Distribution::kSpiky:
       return "N(0, 1), and 1 element in 1000 gets an extra N(0, 100²) spike";
+    case task::Distribution::kLarge:
+      return "1024·N(0, 1): large magnitudes";
+    case task::Distribution::kEqualScores:
+      return "N(0, 1), with every row along the second-to-last axis equal (attention: every "
+             "score of a row equal)";
+    case task::Distribution::kNearTies:
+      return "multiples of 1/8 in [-2, 2]: exact products and sums, outputs on rounding ties";
   }
   return std::string(task::to_string(distribution));
 }

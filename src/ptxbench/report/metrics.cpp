@@ -12,8 +12,12 @@ TrajectoryState state_within(const TrajectoryRecord& trajectory, int turn_limit)
   for (const auto& turn : trajectory.turns) {
     if (turn.turn > turn_limit) break;
     state.compiled = state.compiled || turn.compiled;
-    not_run = not_run || turn.verdict == eval::Verdict::kNotRun;
+    // INSTRUCTIONS_ABSENT without a GPU: whether it computes the right answer is unknown too.
+    not_run = not_run || turn.verdict == eval::Verdict::kNotRun ||
+              turn.verdict == eval::Verdict::kInstructionsAbsent;
+    state.unseen_judged = state.unseen_judged || turn.unseen_correct.has_value();
     if (!turn.correct()) continue;
+    state.correct_unseen = state.correct_unseen || turn.unseen_correct.value_or(false);
     state.correct = true;
     state.verified = state.verified || turn.verified();
     state.verified_any = state.verified_any || turn.any_requested_executed;
@@ -42,6 +46,8 @@ MetricsAt metrics_at(const TrajectorySet& trajectories, int turn_limit,
     m.correct.k += state.correct;
     m.verified.k += state.verified;
     m.verified_any.k += state.verified_any;
+    m.correct_unseen.k += state.correct_unseen;
+    m.unseen_judged += state.unseen_judged;
     if (state.best_speed_of_light) m.best_speed_of_light.push_back(*state.best_speed_of_light);
     if (!state.best_speedup) continue;
     m.best_speedups.push_back(*state.best_speedup);
@@ -50,7 +56,8 @@ MetricsAt metrics_at(const TrajectorySet& trajectories, int turn_limit,
     }
   }
   m.compiled.n = m.trajectories;
-  for (auto* p : {&m.correct, &m.verified, &m.verified_any}) p->n = m.trajectories - m.not_measured;
+  for (auto* p : {&m.correct, &m.verified, &m.verified_any, &m.correct_unseen})
+    p->n = m.trajectories - m.not_measured;
   for (auto& f : m.fast) f.n = m.trajectories - m.not_measured;
   std::sort(m.best_speedups.begin(), m.best_speedups.end());
   m.max_speedup = bootstrap(m.best_speedups, statistic_max, settings);

@@ -22,10 +22,12 @@ inline constexpr std::array<double, 5> kFastThresholds{0.0, 0.5, 0.8, 1.0, 1.2};
 // last state (one that stopped at a target keeps its result); turns are taken by number, so a
 // missing turn simply contributes nothing.
 struct TrajectoryState {
-  bool compiled = false;      // some turn <= t compiled
-  bool correct = false;       // some turn <= t was correct
-  bool verified = false;      // strict: some turn <= t PASSED
-  bool verified_any = false;  // loose: some turn <= t correct with any requested family executed
+  bool compiled = false;        // some turn <= t compiled
+  bool correct = false;         // some turn <= t was correct
+  bool verified = false;        // strict: some turn <= t PASSED
+  bool verified_any = false;    // loose: some turn <= t correct with any requested family executed
+  bool correct_unseen = false;  // some turn <= t correct on the shown and every unseen workload
+  bool unseen_judged = false;   // some turn <= t had its unseen workloads judged
   std::optional<double> best_speedup;  // best headline speedup of a correct turn <= t
   // The largest headline fraction of the speed of light of a correct turn <= t.
   std::optional<double> best_speed_of_light;
@@ -46,6 +48,8 @@ struct MetricsAt {
   Proportion correct;
   Proportion verified;
   Proportion verified_any;
+  Proportion correct_unseen;  // "correct on unseen shapes"
+  int unseen_judged = 0;      // trajectories with a turn whose unseen workloads were judged
   std::array<Proportion, kFastThresholds.size()> fast;  // correct and speedup > p
   std::vector<double> best_speedups;  // one per trajectory with a timed correct kernel
   Estimate max_speedup;               // bootstrap over those trajectories

@@ -34,6 +34,8 @@ std::string_view outcome_meaning(const Outcome& outcome) {
       return "fault, abort, out of memory or bad return";
     case eval::Verdict::kSanitizerError:
       return "compute-sanitizer found memory errors";
+    case eval::Verdict::kInstructionsAbsent:
+      return "compiled, but the machine code lacks a requested family (or any kernel)";
     case eval::Verdict::kCompileError:
       return "nvcc, ptxas or the linker failed";
     case eval::Verdict::kForbidden:

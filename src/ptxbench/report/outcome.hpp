@@ -15,7 +15,7 @@ struct Outcome {
 };
 
 // Report order, best first: the order of table columns and of stacked bars (bottom to top).
-inline constexpr std::array<Outcome, 14> kOutcomes{{
+inline constexpr std::array<Outcome, 15> kOutcomes{{
     {eval::Verdict::kPassed},
     {eval::Verdict::kInstructionsNotExecuted},
     {eval::Verdict::kIncorrectNumerical},
@@ -24,6 +24,7 @@ inline constexpr std::array<Outcome, 14> kOutcomes{{
     {eval::Verdict::kTimeout},
     {eval::Verdict::kRuntimeError},
     {eval::Verdict::kSanitizerError},
+    {eval::Verdict::kInstructionsAbsent},
     {eval::Verdict::kCompileError},
     {eval::Verdict::kForbidden},
     {eval::Verdict::kNoCode},

@@ -77,6 +77,8 @@ FillStyle outcome_fill(const Outcome& outcome) {
       return {.colour = "#D55E00", .hatched = true};
     case eval::Verdict::kCompileError:
       return {.colour = "#E69F00"};
+    case eval::Verdict::kInstructionsAbsent:
+      return {.colour = "#56B4E9", .hatched = true};
     case eval::Verdict::kForbidden:
       return {.colour = "#000000"};
     case eval::Verdict::kNoCode:

@@ -34,6 +34,15 @@ Table runs_table(const ReportData& data) {
   return table;
 }
 
+namespace {
+// "Not measured" where no turn of the cell had its unseen workloads judged.
+Measure unseen_measure(const MetricsAt& m) {
+  Measure out = measure_of(m.correct_unseen, m.not_measured);
+  if (m.unseen_judged == 0) out.absent = "not measured";
+  return out;
+}
+}  // namespace
+
 Table correctness_table(const ReportData& data) {
   Table table{
       .name = "correctness",
@@ -57,6 +66,10 @@ Table correctness_table(const ReportData& data) {
           measure("verified_any",
                   "share with a correct kernel in which any requested family executed, within t "
                   "turns (the original research's rule)"),
+          measure("correct_unseen",
+                  "correct on unseen shapes: share with a kernel within t turns correct on the "
+                  "shown workloads and on every unseen one (docs/correctness.md); not measured "
+                  "where no turn's unseen workloads were judged"),
           text("correctness_rule",
                "the rule(s) that decided correct (docs/correctness.md): as_accurate_as_library "
                "or matches_library (the original research's); several joined by +"))};
@@ -74,7 +87,7 @@ Table correctness_table(const ReportData& data) {
       append(row, {std::int64_t{t}, std::int64_t{m.trajectories}, std::int64_t{m.not_measured},
                    std::int64_t{m.max_turns}, measure_of(m.compiled),
                    measure_of(m.correct, m.not_measured), measure_of(m.verified, m.not_measured),
-                   measure_of(m.verified_any, m.not_measured), rule});
+                   measure_of(m.verified_any, m.not_measured), unseen_measure(m), rule});
       table.add_row(std::move(row));
     }
   }

@@ -63,6 +63,8 @@ TurnRecord turn_from_evaluation(int turn, const eval::Evaluation& evaluation) {
                     .any_requested_executed = evaluation.any_requested_executed(),
                     .speedup = evaluation.headline_speedup(),
                     .correctness_rule = correctness_rule_of(evaluation)};
+  if (const auto& g = evaluation.generalisation; g && g->unseen_total > 0)
+    record.unseen_correct = g->unseen_passed == g->unseen_total;
   for (const auto& workload : evaluation.workloads) {
     if (workload.headline && workload.speed_of_light && workload.speed_of_light->fraction > 0)
       record.speed_of_light = workload.speed_of_light->fraction;

@@ -35,6 +35,8 @@ struct TurnRecord {
   // The rule(s) that decided correctness (docs/correctness.md): "as_accurate_as_library",
   // "matches_library", both joined by "+" when outputs differed; "" when nothing was judged.
   std::string correctness_rule;
+  // Every unseen workload correct (the record's `generalisation`); nullopt: none were judged.
+  std::optional<bool> unseen_correct;
 
   bool correct() const { return eval::is_correct(verdict); }
   bool verified() const { return verdict == eval::Verdict::kPassed; }

@@ -94,6 +94,8 @@ bool is_gaming(const RewardParts& parts) {
 std::optional<double> tiered_reward(const RewardParts& parts, const TieredReward& table) {
   if (is_gaming(parts)) return table.gaming;
   if (!parts.compiled) return table.compile_failure;
+  // The machine code lacks a requested family (decided without a GPU): correctness unmeasured.
+  if (parts.verdict == Verdict::kInstructionsAbsent) return table.not_executed;
   if (!parts.correct) return table.incorrect;
   if (!parts.verified) return table.not_executed;
   if (!parts.speedup) return std::nullopt;  // PASSED but not timed: the tier is unknown

@@ -25,10 +25,13 @@ constexpr std::array<DTypeInfo, 7> kDTypes{{
     {DType::kInt64, "int64", 8},
 }};
 
-constexpr std::array<std::pair<Distribution, std::string_view>, 3> kDistributions{{
+constexpr std::array<std::pair<Distribution, std::string_view>, 6> kDistributions{{
     {Distribution::kNormal, "normal"},
     {Distribution::kUniform, "uniform"},
     {Distribution::kSpiky, "spiky"},
+    {Distribution::kLarge, "large"},
+    {Distribution::kEqualScores, "equal_scores"},
+    {Distribution::kNearTies, "near_ties"},
 }};
 
 constexpr std::array<std::pair<CorrectnessRule, std::string_view>, 2> kCorrectnessRules{{

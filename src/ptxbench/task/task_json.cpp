@@ -13,6 +13,7 @@
 #include <span>
 
 #include "ptxbench/task/task_loader.hpp"
+#include "ptxbench/task/unseen_workloads.hpp"
 
 namespace ptxbench::task {
 namespace {
@@ -37,9 +38,9 @@ constexpr std::uint64_t kMaxTensorBytes = 1ull << 40;  // 1 TiB: far beyond any 
 
 constexpr std::array<std::string_view, 3> kBaselines{"cublaslt.gemm_bf16_nt", "cudnn.sdpa_fwd",
                                                      "cudnn.sdpa_bwd"};
-constexpr std::array<std::string_view, 13> kTopLevelFields{
-    "name",      "op_type",  "description", "axes",  "inputs", "outputs",  "parameters",
-    "tolerance", "baseline", "requested",   "split", "core",   "workloads"};
+constexpr std::array<std::string_view, 14> kTopLevelFields{
+    "name",      "op_type",  "description", "axes",  "inputs", "outputs",   "parameters",
+    "tolerance", "baseline", "requested",   "split", "core",   "workloads", "unseen"};
 
 // Collects problems, each prefixed with the file.
 class Problems {
@@ -175,9 +176,18 @@ void read_axes(const Json& json, Task& task, Problems& problems) {
     } else if (type == "var") {
       if (spec.contains("value"))
         problems.add(field + ".value", "a var axis takes its value from each workload");
+      if (auto multiple = spec.find("multiple_of"); multiple != spec.end()) {
+        if (auto v = positive_integer(*multiple)) {
+          axis.multiple_of = *v;
+        } else {
+          problems.add(field + ".multiple_of", "must be a positive integer");
+        }
+      }
     } else if (!type.empty()) {
       problems.add(field + ".type", fmt::format("unknown '{}' (const or var)", type));
     }
+    if (axis.is_const && spec.contains("multiple_of"))
+      problems.add(field + ".multiple_of", "only a var axis declares a multiple");
     task.axes.push_back(std::move(axis));
   }
 }
@@ -351,7 +361,9 @@ void read_workloads(const Json& json, Task& task, Problems& problems) {
         workload.distribution = *d;
       } else {
         problems.add(field + ".distribution",
-                     fmt::format("unknown '{}' (normal, uniform, spiky)", distribution));
+                     fmt::format("unknown '{}' (normal, uniform, spiky, large, equal_scores, "
+                                 "near_ties)",
+                                 distribution));
       }
     }
     if (auto seed = spec.find("seed"); seed != spec.end()) {
@@ -374,6 +386,54 @@ void read_workloads(const Json& json, Task& task, Problems& problems) {
   if (headlines != 1)
     problems.add("workloads",
                  fmt::format("exactly one workload must be the headline, found {}", headlines));
+}
+
+// "unseen": {"bounds": {"S": [lo, hi]}}: the rule's per-axis range (unseen_workloads.hpp).
+void read_unseen(const Json& json, Task& task, Problems& problems) {
+  const Json* unseen = read_object(json, "unseen", "unseen", problems, false);
+  if (unseen == nullptr) return;
+  for (const auto& [key, value] : unseen->items()) {
+    if (key != "bounds") problems.add("unseen." + key, "unknown field (bounds)");
+  }
+  const Json* bounds = read_object(*unseen, "bounds", "unseen.bounds", problems, true);
+  if (bounds == nullptr) return;
+  for (const auto& [axis_name, range] : bounds->items()) {
+    const std::string field = "unseen.bounds." + axis_name;
+    const Axis* axis = task.find_axis(axis_name);
+    if (axis == nullptr || axis->is_const) {
+      problems.add(field, "must name a var axis (const axes are part of the task)");
+      continue;
+    }
+    std::optional<std::int64_t> lo, hi;
+    if (range.is_array() && range.size() == 2) {
+      lo = positive_integer(range[0]);
+      hi = positive_integer(range[1]);
+    }
+    if (!lo || !hi || *lo > *hi) {
+      problems.add(field, "must be [lo, hi], positive integers with lo <= hi");
+      continue;
+    }
+    if (axis->multiple_of && (*lo % *axis->multiple_of != 0 || *hi % *axis->multiple_of != 0)) {
+      problems.add(field, fmt::format("lo and hi must be multiples of {} (the axis's multiple_of)",
+                                      *axis->multiple_of));
+      continue;
+    }
+    task.unseen.bounds[axis_name] = {*lo, *hi};
+  }
+}
+
+// Every shown workload respects its axes' declared multiples.
+void check_multiples(const Task& task, Problems& problems) {
+  for (const auto& axis : task.axes) {
+    if (!axis.multiple_of) continue;
+    for (const auto& w : task.workloads) {
+      auto it = w.axes.find(axis.name);
+      if (it != w.axes.end() && it->second % *axis.multiple_of != 0)
+        problems.add(fmt::format("workloads.{}.axes.{}", w.name, axis.name),
+                     fmt::format("must be a multiple of {} (axes.{}.multiple_of)",
+                                 *axis.multiple_of, axis.name));
+    }
+  }
 }
 
 void check_op_type(Task& task, Problems& problems) {
@@ -487,7 +547,14 @@ util::Expected<Task> parse_task(std::string_view json_text, const std::filesyste
     }
   }
   read_workloads(json, task, problems);
-  if (problems.empty()) check_tensor_sizes(task, problems);
+  read_unseen(json, task, problems);
+  check_multiples(task, problems);
+  if (problems.empty()) {
+    check_tensor_sizes(task, problems);
+    Task unseen = task;  // the unseen sizes must fit as well
+    unseen.workloads = unseen_workloads(task);
+    check_tensor_sizes(unseen, problems);
+  }
 
   if (!problems.empty()) return util::make_error(problems.joined());
   return task;

@@ -61,6 +61,7 @@ std::string render_for_model(const Task& task, std::optional<arch::Arch> arch) {
   out += "Axes:\n";
   for (const auto& axis : task.axes) {
     std::string value = axis.is_const ? fmt::format("= {}", *axis.value) : "varies per workload";
+    if (axis.multiple_of) value = fmt::format("a multiple of {}", *axis.multiple_of);
     out += fmt::format("  {:<3} {:<20} {}\n", axis.name, value, axis.description);
   }
   out += "\nInputs, in argument order:\n";
@@ -98,6 +99,16 @@ std::string render_for_model(const Task& task, std::optional<arch::Arch> arch) {
     sizes.push_back(size);
   }
   out += fmt::format("Workloads: {}\n", fmt::join(sizes, "; "));
+  // The unseen workloads themselves are never shown (task/unseen_workloads.hpp).
+  if (!task.unseen.bounds.empty())
+    out +=
+        "Correctness is also checked on sizes not listed here: handle any value of the "
+        "varying axes" +
+        std::string(std::any_of(task.axes.begin(), task.axes.end(),
+                                [](const Axis& a) { return a.multiple_of.has_value(); })
+                        ? " that meets its stated multiple"
+                        : ", not only multiples of a tile") +
+        ".\n";
   out += fmt::format("Baseline: {}\n", task.baseline);
 
   if (arch) {

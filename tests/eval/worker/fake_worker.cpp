@@ -3,7 +3,8 @@
 //   pass, wrong (outputs off), unwritten (outputs still NaN), modify (changes input 0),
 //   raise (run() raised), crash (SIGSEGV), abort, hang, garbage (no reply line), exit (exit 3
 //   without a reply), foreign (timing sees a library kernel), cached (timed outputs differ),
-//   irreproducible (the judge's inputs differ), slow_judge (the judge takes 5 s).
+//   irreproducible (the judge's inputs differ), slow_judge (the judge takes 5 s), wrong_unseen
+//   (outputs off on the task's unseen workloads only).
 //   "BEHAVIOUR@WORKLOAD" misbehaves in timing only on that workload's call. A timed candidate takes
 //   1 + M/8 ms (M: input 0's rows), the baseline 1 ms. With FAKE_WORKER_LOG set, each call appends
 //   "MODE WORKLOAD..." to that file ("info DEVICES" for `info`: the CUDA_VISIBLE_DEVICES it got,
@@ -58,8 +59,10 @@ void misbehave(const std::string& behaviour) {
   if (behaviour == "exit") std::exit(3);
 }
 
-int candidate(const std::vector<WorkerJob>& jobs, const std::string& behaviour) {
+int candidate(const std::vector<WorkerJob>& jobs, std::string behaviour) {
   std::puts("the candidate may print anything");
+  if (behaviour == "wrong_unseen")
+    behaviour = jobs.front().workload.rfind("unseen_", 0) == 0 ? "wrong" : "pass";
   misbehave(behaviour);
   if (behaviour == "raise") {
     reply(ReplyStatus::kRuntimeError,

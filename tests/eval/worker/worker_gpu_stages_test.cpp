@@ -526,5 +526,69 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
+// docs/correctness.md, "Unseen workloads": judged after the shown ones, apart, and by policy.
+Evaluation evaluate_unseen(const std::string& behaviour, correctness::UnseenPolicy policy,
+                           const std::filesystem::path& exchange) {
+  task::Task task = small_gemm_task();
+  task.unseen.bounds["M"] = {1, 12};  // M in {1, 6 (between 4 and 8), 7, 12}
+  WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+                                                .cache_dir = exchange / "cache",
+                                                .exchange_root = exchange,
+                                                .candidate_timeout = std::chrono::seconds(3),
+                                                .timing_timeout = std::chrono::seconds(3),
+                                                .sanitize = false,
+                                                .prove_execution = false,
+                                                .unseen = policy,
+                                                .input_seed = 7},
+                         std::make_shared<util::SystemProcessRunner>());
+  Evaluation e;
+  e.arch = arch::Arch::kHopper;
+  CompiledCandidate candidate{.shared_object = "/nowhere/" + behaviour + ".so"};
+  stages.run(task, candidate, e);
+  return e;
+}
+
+TEST_F(WorkerGpuStagesTest, AnUnseenFailureFailsTheVerdictWithoutNamingTheSize) {
+  const Evaluation e =
+      evaluate_unseen("wrong_unseen", correctness::UnseenPolicy::kRequire, exchange_.path());
+  EXPECT_EQ(e.verdict, Verdict::kIncorrectNumerical) << e.message;
+  EXPECT_NE(e.message.find("correct on the 2 workloads the task lists, but not on 4 of 4 hidden"),
+            std::string::npos)
+      << e.message;
+  EXPECT_EQ(e.message.find("unseen_"), std::string::npos) << e.message;
+  ASSERT_TRUE(e.generalisation.has_value());
+  EXPECT_EQ(e.generalisation->policy, "require");
+  EXPECT_EQ(e.generalisation->shown_passed, 2);
+  EXPECT_EQ(e.generalisation->unseen_total, 4);
+  EXPECT_EQ(e.generalisation->unseen_passed, 0);
+  EXPECT_EQ(e.find_stage(Stage::kCorrectness)->status, StageStatus::kFailed);
+  EXPECT_EQ(e.find_stage(Stage::kTiming)->status, StageStatus::kSkipped);
+  EXPECT_EQ(e.input_seed, 7u);
+  ASSERT_EQ(e.workloads.size(), 6u);
+  EXPECT_TRUE(e.workloads[2].unseen);
+  EXPECT_FALSE(e.workloads[1].unseen);
+}
+
+TEST_F(WorkerGpuStagesTest, TheReportPolicyRecordsTheGapAndKeepsTheVerdict) {
+  const Evaluation e =
+      evaluate_unseen("wrong_unseen", correctness::UnseenPolicy::kReport, exchange_.path());
+  EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  ASSERT_TRUE(e.generalisation.has_value());
+  EXPECT_EQ(e.generalisation->failed_unseen,
+            (std::vector<std::string>{"unseen_M1", "unseen_M6", "unseen_M7", "unseen_M12"}));
+  EXPECT_NE(e.find_stage(Stage::kCorrectness)->message.find("hidden workloads: 0 of 4 correct"),
+            std::string::npos);
+}
+
+TEST_F(WorkerGpuStagesTest, CorrectOnEveryUnseenWorkloadAndOffRunsNone) {
+  Evaluation e = evaluate_unseen("pass", correctness::UnseenPolicy::kRequire, exchange_.path());
+  EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  ASSERT_TRUE(e.generalisation.has_value());
+  EXPECT_EQ(e.generalisation->unseen_passed, 4);
+  e = evaluate_unseen("pass", correctness::UnseenPolicy::kOff, exchange_.path());
+  EXPECT_FALSE(e.generalisation.has_value());
+  EXPECT_EQ(e.workloads.size(), 2u);
+}
+
 }  // namespace
 }  // namespace ptxbench::eval::worker

@@ -13,6 +13,8 @@
 
 #include "ptxbench/compile/elf_imports.hpp"
 #include "ptxbench/compile/lint.hpp"
+#include "ptxbench/eval/static/run_signature.hpp"
+#include "ptxbench/eval/static/static_verdict.hpp"
 #include "ptxbench/extract/extract.hpp"
 #include "ptxbench/sass/sass.hpp"
 #include "ptxbench/util/hash.hpp"
@@ -170,14 +172,29 @@ StaticOutcome run_static_stages(const task::Task& task, arch::Arch arch,
   }
   auto forbidden = compile::check_resolved_includes(*includes);
   if (!forbidden) forbidden = compile::check_imports(*imports);
+  // The exported run() must take the task's tensors: a call that cannot succeed is decided
+  // here, on any machine (the worker's call would fail the same way).
+  std::optional<std::string> mismatch;
+  if (!forbidden)
+    mismatch = signature_mismatch(task, read_run_signature(*code, imports->defined_functions));
   e.stage(Stage::kLint).seconds += seconds_since(start);
-  if (forbidden) {
-    fail(e, Stage::kLint, Verdict::kForbidden, *forbidden);
+  if (forbidden || mismatch) {
+    if (forbidden) fail(e, Stage::kLint, Verdict::kForbidden, *forbidden);
+    if (mismatch)
+      fail(e, Stage::kLint, Verdict::kRuntimeError, "run() cannot be called: " + *mismatch);
     e.stage(Stage::kCompile).status = StageStatus::kPassed;  // it compiled; the lint refused it
     e.stage(Stage::kCompile).message = fmt::format("{} kernels", compiled.kernels.size());
     return out;
   }
   pass(e, Stage::kLint, 0, fmt::format("links {}", fmt::join(imports->needed, ", ")));
+
+  // 4a. no device code at all (ptxas compiled no entry function): nothing to disassemble or
+  // run, and the requested families cannot execute, on any machine.
+  if (compiled.kernels.empty()) {
+    e.families = static_family_evidence(task, arch, sass::SassModule{});
+    fail(e, Stage::kStaticSass, Verdict::kInstructionsAbsent, no_device_code_message(e));
+    return out;
+  }
 
   // 4. static SASS
   start = Clock::now();

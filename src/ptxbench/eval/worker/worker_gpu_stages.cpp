@@ -9,6 +9,7 @@
 
 #include "ptxbench/compile/compiler.hpp"
 #include "ptxbench/eval/correctness/correctness_judgement.hpp"
+#include "ptxbench/eval/correctness/input_seed.hpp"
 #include "ptxbench/eval/kernel_name.hpp"
 #include "ptxbench/eval/proof/dynamic_sass.hpp"
 #include "ptxbench/eval/proof/ncu_counts.hpp"
@@ -16,6 +17,7 @@
 #include "ptxbench/eval/timing/speed_of_light.hpp"
 #include "ptxbench/eval/timing/timing_judgement.hpp"
 #include "ptxbench/eval/worker/exchange.hpp"
+#include "ptxbench/task/unseen_workloads.hpp"
 
 namespace ptxbench::eval::worker {
 namespace {
@@ -30,12 +32,14 @@ std::uint64_t exchange_bytes(const WorkerJob& job) {
   return bytes * static_cast<std::uint64_t>(job.trials);
 }
 
-// Consecutive jobs whose outputs fit the exchange budget (a job larger than it goes alone).
+// Consecutive jobs of [first, last) whose outputs fit the exchange budget (a job larger than it
+// goes alone).
 std::vector<std::vector<std::size_t>> chunk_jobs(const std::vector<WorkerJob>& jobs,
-                                                 std::uint64_t budget) {
+                                                 std::uint64_t budget, std::size_t first,
+                                                 std::size_t last) {
   std::vector<std::vector<std::size_t>> chunks;
   std::uint64_t used = 0;
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
+  for (std::size_t j = first; j < last; ++j) {
     std::uint64_t bytes = exchange_bytes(jobs[j]);
     if (chunks.empty() || used + bytes > budget) {
       chunks.emplace_back();
@@ -67,7 +71,8 @@ struct WorkerGpuStages::Run {
   const task::Task& task;
   const CompiledCandidate& candidate;
   Evaluation& e;
-  std::vector<WorkerJob> jobs;
+  std::vector<WorkerJob> jobs;  // the shown workloads, then the unseen ones
+  std::size_t shown = 0;        // how many of `jobs` are shown workloads
   std::size_t headline = 0;
   bool unproven = false;  // the proof fell short only for want of a measurement
 
@@ -191,13 +196,16 @@ struct WorkerGpuStages::Run {
     return true;
   }
 
-  bool correctness() {
-    auto start = Clock::now();
+  // Judges jobs [first, last) chunk by chunk into e.workloads. Shown workloads stop at the first
+  // failing chunk (the stage fails with its verdict); unseen ones are all judged, failures
+  // recorded, and their judge's messages, which may name sizes, replaced.
+  bool judge_range(std::size_t first, std::size_t last, bool unseen, Clock::time_point start) {
     std::vector<bool> headline_flags;
     for (const auto& w : task.workloads) headline_flags.push_back(w.headline);
+    headline_flags.resize(jobs.size(), false);
     std::filesystem::path root =
         self.options_.exchange_root.empty() ? default_exchange_root() : self.options_.exchange_root;
-    for (const auto& chunk : chunk_jobs(jobs, self.options_.max_exchange_bytes)) {
+    for (const auto& chunk : chunk_jobs(jobs, self.options_.max_exchange_bytes, first, last)) {
       ExchangeDir exchange(root);
       std::vector<WorkerJob> chunk_jobs_list;
       std::vector<bool> chunk_headline;
@@ -210,6 +218,15 @@ struct WorkerGpuStages::Run {
                                        self.options_.candidate_timeout, Trust::kUntrusted);
       candidate_call.write_paths.push_back(exchange.path());
       WorkerOutcome ran = call_worker(*self.runner_, self.options_.worker, candidate_call);
+      if (!ran.ok() && unseen && ran.verdict != Verdict::kInternalError) {
+        for (std::size_t j : chunk) {
+          e.workloads.push_back(WorkloadResult{.workload = jobs[j].workload,
+                                               .unseen = true,
+                                               .status = ran.verdict,
+                                               .message = "hidden workload"});
+        }
+        continue;
+      }
       if (!ran.ok()) {
         e.stage(Stage::kCorrectness).seconds = seconds_since(start);
         fail(Stage::kCorrectness, ran.verdict, ran.message);
@@ -236,10 +253,31 @@ struct WorkerGpuStages::Run {
       }
       CorrectnessJudgement judgement =
           judge_correctness(chunk_jobs_list, chunk_headline, *ran_reply, *judged_reply);
-      for (auto& w : judgement.workloads) e.workloads.push_back(std::move(w));
-      if (judgement.verdict != Verdict::kPassed) {
+      for (auto& w : judgement.workloads) {
+        w.unseen = unseen;
+        e.workloads.push_back(std::move(w));
+      }
+      if (judgement.verdict != Verdict::kPassed && !unseen) {
         e.stage(Stage::kCorrectness).seconds = seconds_since(start);
         fail(Stage::kCorrectness, judgement.verdict, judgement.message);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  bool correctness() {
+    auto start = Clock::now();
+    if (!judge_range(0, shown, false, start)) return false;
+    if (shown < jobs.size()) {
+      if (!judge_range(shown, jobs.size(), true, start)) return false;
+      const auto policy = self.options_.unseen;
+      e.generalisation = correctness::summarise(e.workloads, policy);
+      const WorkloadResult* failed = correctness::first_unseen_failure(e.workloads);
+      if (failed != nullptr && policy == correctness::UnseenPolicy::kRequire) {
+        e.stage(Stage::kCorrectness).seconds = seconds_since(start);
+        fail(Stage::kCorrectness, failed->status,
+             correctness::hidden_failure_message(*e.generalisation, *failed));
         return false;
       }
     }
@@ -251,10 +289,14 @@ struct WorkerGpuStages::Run {
             ? fmt::format(
                   "{} workloads x {} trials as accurate as {} against the high-precision "
                   "reference (docs/correctness.md)",
-                  jobs.size(), self.options_.trials, task.baseline)
-            : fmt::format("{} workloads x {} trials within atol={:g}, rtol={:g} of {}", jobs.size(),
+                  shown, self.options_.trials, task.baseline)
+            : fmt::format("{} workloads x {} trials within atol={:g}, rtol={:g} of {}", shown,
                           self.options_.trials, task.tolerance.atol, task.tolerance.rtol,
                           task.baseline);
+    if (e.generalisation)
+      record.message +=
+          fmt::format("; hidden workloads: {} of {} correct ({})", e.generalisation->unseen_passed,
+                      e.generalisation->unseen_total, e.generalisation->policy);
     return true;
   }
 
@@ -514,6 +556,15 @@ void WorkerGpuStages::run(const task::Task& task, const CompiledCandidate& candi
     for (const auto& [key, value] : info_reply_->toolchain) evaluation.toolchain[key] = value;
   }
   Run run{*this, task, candidate, evaluation, make_jobs(task, candidate)};
+  run.shown = run.jobs.size();
+  if (options_.unseen != correctness::UnseenPolicy::kOff) {
+    for (const auto& workload : task::unseen_workloads(task))
+      run.jobs.push_back(configure(make_job(task, workload), candidate));
+  }
+  const std::uint64_t seed =
+      options_.input_seed ? *options_.input_seed : correctness::draw_input_seed();
+  evaluation.input_seed = seed;
+  for (auto& job : run.jobs) job.seed = correctness::workload_input_seed(job.seed, seed);
   for (std::size_t j = 0; j < task.workloads.size(); ++j) {
     if (task.workloads[j].headline) run.headline = j;
   }

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "ptxbench/eval/correctness/generalisation.hpp"
 #include "ptxbench/eval/gpu_stages.hpp"
 #include "ptxbench/eval/timing/timed_workloads.hpp"
 #include "ptxbench/eval/timing/timing_protocol.hpp"
@@ -56,6 +57,10 @@ struct WorkerGpuStagesOptions {
   std::filesystem::path ncu = "ncu";
   bool time = true;
   TimedWorkloads timed_workloads;  // default: the headline only
+  // The task's unseen workloads: judged after the shown ones (correctness/generalisation.hpp).
+  correctness::UnseenPolicy unseen = correctness::UnseenPolicy::kRequire;
+  // The verdict's input seed (correctness/input_seed.hpp); nullopt: drawn per verdict.
+  std::optional<std::uint64_t> input_seed;
   std::vector<std::pair<std::string, std::string>> worker_env;
 };
 

@@ -63,10 +63,24 @@ __device__ inline float sample(task::Distribution distribution, std::uint64_t se
       }
       return value;
     }
+    case task::Distribution::kLarge:
+      return 1024.0f * standard_normal(bits);
+    case task::Distribution::kNearTies:
+      return static_cast<float>(static_cast<int>(bits % 33u) - 16) * 0.125f;
+    case task::Distribution::kEqualScores:  // the index is already the row's (fill_random)
     case task::Distribution::kNormal:
     default:
       return standard_normal(bits);
   }
+}
+
+// equal_scores: element i takes the value of its column in the first row of its block of
+// `rows` x `cols`, so every row along the second-to-last axis is the same.
+__device__ inline std::uint64_t sample_index(task::Distribution distribution, std::int64_t i,
+                                             std::int64_t rows, std::int64_t cols) {
+  if (distribution != task::Distribution::kEqualScores || rows <= 0 || cols <= 0)
+    return static_cast<std::uint64_t>(i);
+  return static_cast<std::uint64_t>(i / (rows * cols) * cols + i % cols);
 }
 
 template <class T>
@@ -101,10 +115,10 @@ __device__ inline double to_double<std::int64_t>(std::int64_t v) {
 
 template <class T>
 __global__ void fill_random_kernel(T* out, std::int64_t n, task::Distribution distribution,
-                                   std::uint64_t seed) {
+                                   std::uint64_t seed, std::int64_t rows, std::int64_t cols) {
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < n;
        i += std::int64_t{gridDim.x} * blockDim.x) {
-    out[i] = from_float<T>(sample(distribution, seed, static_cast<std::uint64_t>(i)));
+    out[i] = from_float<T>(sample(distribution, seed, sample_index(distribution, i, rows, cols)));
   }
 }
 
@@ -214,8 +228,9 @@ __global__ void compare_kernel(const T* candidate, const T* reference, std::int6
 
 template <class T>
 void launch_fill_random(void* data, std::int64_t n, task::Distribution d, std::uint64_t seed,
-                        cudaStream_t stream) {
-  fill_random_kernel<T><<<grid_for(n), kThreads, 0, stream>>>(static_cast<T*>(data), n, d, seed);
+                        cudaStream_t stream, std::int64_t rows, std::int64_t cols) {
+  fill_random_kernel<T>
+      <<<grid_for(n), kThreads, 0, stream>>>(static_cast<T*>(data), n, d, seed, rows, cols);
 }
 
 template <class T>
@@ -250,23 +265,24 @@ worker::ComparisonTotals launch_compare(const void* candidate, const void* refer
 }  // namespace
 
 void fill_random(void* data, task::DType dtype, std::int64_t elements,
-                 task::Distribution distribution, std::uint64_t seed, cudaStream_t stream) {
+                 task::Distribution distribution, std::uint64_t seed, cudaStream_t stream,
+                 std::int64_t rows, std::int64_t cols) {
   if (elements == 0) return;
   switch (dtype) {
     case task::DType::kBFloat16:
-      launch_fill_random<__nv_bfloat16>(data, elements, distribution, seed, stream);
+      launch_fill_random<__nv_bfloat16>(data, elements, distribution, seed, stream, rows, cols);
       break;
     case task::DType::kFloat16:
-      launch_fill_random<__half>(data, elements, distribution, seed, stream);
+      launch_fill_random<__half>(data, elements, distribution, seed, stream, rows, cols);
       break;
     case task::DType::kFloat32:
-      launch_fill_random<float>(data, elements, distribution, seed, stream);
+      launch_fill_random<float>(data, elements, distribution, seed, stream, rows, cols);
       break;
     case task::DType::kFloat8E4M3:
-      launch_fill_random<__nv_fp8_e4m3>(data, elements, distribution, seed, stream);
+      launch_fill_random<__nv_fp8_e4m3>(data, elements, distribution, seed, stream, rows, cols);
       break;
     case task::DType::kFloat8E5M2:
-      launch_fill_random<__nv_fp8_e5m2>(data, elements, distribution, seed, stream);
+      launch_fill_random<__nv_fp8_e5m2>(data, elements, distribution, seed, stream, rows, cols);
       break;
     case task::DType::kInt32:
       fill_random_int_kernel<<<grid_for(elements), kThreads, 0, stream>>>(

@@ -24,6 +24,7 @@
 #include "ptxbench/eval/timing/gpu/blocking_kernel.hpp"
 #include "ptxbench/eval/timing/gpu/kernel_trace.hpp"
 #include "ptxbench/eval/timing/statistics.hpp"
+#include "ptxbench/eval/timing/timed_call_audit.hpp"
 #include "ptxbench/eval/timing/stream_rule.hpp"
 #include "ptxbench/eval/timing/timing_protocol.hpp"
 #include "ptxbench/eval/timing/timing_record.hpp"
@@ -70,6 +71,27 @@ struct SideResult {
   worker::SampleSummary summary() const { return worker::summarize(span_ms); }
 };
 
+// The candidate's outputs of a timed round (an audited one, or the last) against the baseline's
+// on the same inputs: a candidate that skips work once it has seen its inputs' addresses, or
+// after some calls, shows here.
+std::vector<timing::TimedOutputCheck> compare_round(const worker::WorkerJob& job,
+                                                    DeviceTensors& tensors,
+                                                    DeviceTensors& baseline_outputs,
+                                                    cudaStream_t stream, bool& match) {
+  match = true;
+  std::vector<timing::TimedOutputCheck> checks;
+  for (std::size_t i = 0; i < tensors.outputs().size(); ++i) {
+    const auto& desc = tensors.outputs()[i].desc();
+    auto totals = compare_tensors(tensors.outputs()[i].data(), baseline_outputs.outputs()[i].data(),
+                                  desc.dtype, desc.elements(), job.tolerance.atol,
+                                  job.tolerance.rtol, stream);
+    const bool agrees = timing::timed_output_agrees(totals);
+    match = match && agrees;
+    checks.push_back({.name = desc.name, .totals = totals, .passed = agrees});
+  }
+  return checks;
+}
+
 class TimingLoop {
  public:
   TimingLoop(const worker::WorkerJob& job, const timing::TimingOptions& options,
@@ -88,6 +110,7 @@ class TimingLoop {
       allowed_.insert(name);
       allowed_functions_.insert(function_name(name));
     }
+    audit_rounds_ = timing::audit_rounds(job.seed, options.min_samples);
   }
 
   // Runs the loop; a Failure when the candidate failed during it.
@@ -106,6 +129,7 @@ class TimingLoop {
       bool candidate_first = rounds_ % 2 == 0;
       if (auto failure = sample(candidate_first, true)) return failure;
       if (auto failure = sample(!candidate_first, true)) return failure;
+      if (audit_rounds_.contains(rounds_)) audit_round();
       absorb(trace_.collect());
       bool done = worker::should_stop(candidate_.summary(), rule) &&
                   worker::should_stop(baseline_side_.summary(), rule);
@@ -150,6 +174,13 @@ class TimingLoop {
     reply.wall_seconds = wall_seconds_;
   }
 
+  // The first audited round whose outputs differed from the library's, with its checks.
+  const std::optional<std::pair<int, std::vector<timing::TimedOutputCheck>>>& failed_audit() const {
+    return failed_audit_;
+  }
+  int audits() const { return audits_; }
+  std::optional<std::string> kernel_set_breach() const { return kernel_sets_.breach(); }
+
   // What run() did to keep data in L2 across the flush (empty: nothing).
   const std::string& l2_persistence() const { return l2_persistence_; }
 
@@ -157,6 +188,14 @@ class TimingLoop {
   const worker::StreamRule& stream_rule() const { return stream_rule_; }
 
  private:
+  // Outside the timed windows: the round's outputs of both sides on the same inputs.
+  void audit_round() {
+    ++audits_;
+    bool match = true;
+    auto checks = compare_round(job_, tensors_, baseline_outputs_, stream_, match);
+    if (!match && !failed_audit_) failed_audit_.emplace(rounds_, std::move(checks));
+  }
+
   void regenerate_inputs(std::uint64_t seed) {
     tensors_.fill_random_inputs(job_.distribution, seed, stream_);
     baseline_.derive_inputs(tensors_.inputs(), stream_);
@@ -169,6 +208,7 @@ class TimingLoop {
     bool blocked = use_blocker_ && measured;
     if (blocked) blocker_.block(stream_);
     trace_.begin_window(s.window, candidate);
+    if (candidate) candidate_call_of_window_[s.window] = candidate_calls_++;
     timer_.start(stream_);
     std::optional<util::Error> raised;
     // The set-aside as the trusted side left it (the driver or a library may keep one of its
@@ -264,7 +304,20 @@ class TimingLoop {
 
   void absorb(const std::map<int, WindowActivity>& activity) {
     // Every attributed window, including one whose sample was absorbed already (late work).
-    for (const auto& [window, work] : activity) stream_rule_.add_call(work.candidate, work.streams);
+    for (const auto& [window, work] : activity) {
+      stream_rule_.add_call(work.candidate, work.streams);
+      if (auto call = candidate_call_of_window_.find(window);
+          work.candidate && call != candidate_call_of_window_.end()) {
+        std::set<std::string> kernels;
+        for (const auto& name : work.kernel_names) kernels.insert(function_name(name));
+        kernel_sets_.add_call(call->second, kernels);
+      }
+    }
+    // A candidate call with no activity at all launched nothing: that is a call's kernel set too.
+    for (const auto& s : pending_) {
+      if (s.candidate && !activity.contains(s.window))
+        kernel_sets_.add_call(candidate_call_of_window_.at(s.window), {});
+    }
     for (const auto& s : pending_) {
       auto found = activity.find(s.window);
       const WindowActivity* work = found == activity.end() ? nullptr : &found->second;
@@ -335,27 +388,13 @@ class TimingLoop {
   std::map<std::string, KernelLaunch> launched_;  // the candidate's kernels, last launch each
   std::map<std::string, std::int64_t> launch_counts_;
   std::string l2_persistence_;
+  std::set<int> audit_rounds_;  // timing/timed_call_audit.hpp
+  int audits_ = 0;
+  std::optional<std::pair<int, std::vector<timing::TimedOutputCheck>>> failed_audit_;
+  std::map<int, int> candidate_call_of_window_;  // trace window -> the candidate's call index
+  int candidate_calls_ = 0;
+  timing::KernelSetRule kernel_sets_;
 };
-
-// The candidate's outputs of the last timed round against the baseline's on the same inputs: a
-// candidate that skips work once it has seen its inputs' addresses shows here.
-std::vector<timing::TimedOutputCheck> compare_last_round(const worker::WorkerJob& job,
-                                                         DeviceTensors& tensors,
-                                                         DeviceTensors& baseline_outputs,
-                                                         cudaStream_t stream, bool& match) {
-  match = true;
-  std::vector<timing::TimedOutputCheck> checks;
-  for (std::size_t i = 0; i < tensors.outputs().size(); ++i) {
-    const auto& desc = tensors.outputs()[i].desc();
-    auto totals = compare_tensors(tensors.outputs()[i].data(), baseline_outputs.outputs()[i].data(),
-                                  desc.dtype, desc.elements(), job.tolerance.atol,
-                                  job.tolerance.rtol, stream);
-    const bool agrees = timing::timed_output_agrees(totals);
-    match = match && agrees;
-    checks.push_back({.name = desc.name, .totals = totals, .passed = agrees});
-  }
-  return checks;
-}
 
 }  // namespace
 
@@ -398,7 +437,13 @@ int run_timing_mode(const worker::WorkerJob& job) {
   }
   loop.report(reply);
   bool match = true;
-  reply.output_checks = compare_last_round(job, tensors, baseline_outputs, stream.get(), match);
+  reply.output_checks = compare_round(job, tensors, baseline_outputs, stream.get(), match);
+  if (match && loop.failed_audit()) {  // an audited round differed where the last did not
+    match = false;
+    reply.output_checks = loop.failed_audit()->second;
+    for (auto& check : reply.output_checks)
+      check.name += fmt::format(" (audited timed round {})", loop.failed_audit()->first + 1);
+  }
   reply.outputs_match = match;
   std::string breaches;  // both ABI breaches are reported when both happened
   if (!loop.foreign_kernels().empty()) {
@@ -409,6 +454,7 @@ int run_timing_mode(const worker::WorkerJob& job) {
   }
   if (loop.stream_rule().violated())
     breaches += (breaches.empty() ? "" : "; ") + loop.stream_rule().message();
+  if (auto breach = loop.kernel_set_breach()) breaches += (breaches.empty() ? "" : "; ") + *breach;
   if (!loop.l2_persistence().empty()) {
     breaches += std::string(breaches.empty() ? "" : "; ") +
                 "run() kept data persisting in L2 across the flush between timed calls: " +

@@ -88,7 +88,10 @@ void DeviceTensor::bind_view() {
 
 void DeviceTensor::fill_random(task::Distribution distribution, std::uint64_t seed,
                                cudaStream_t stream) {
-  gpu::fill_random(data(), desc_.dtype, elements(), distribution, seed, stream);
+  const auto& shape = desc_.shape;
+  const std::int64_t rows = shape.size() >= 2 ? shape[shape.size() - 2] : 0;
+  const std::int64_t cols = shape.empty() ? 0 : shape.back();
+  gpu::fill_random(data(), desc_.dtype, elements(), distribution, seed, stream, rows, cols);
 }
 
 void DeviceTensor::poison(cudaStream_t stream) {
