@@ -23,11 +23,17 @@ verified = [json.loads(l) for l in open(f"{out}/verified.jsonl")]
 assert [v["status"] for v in verified] == ["unverified"] * n, [v["status"] for v in verified]
 explained = [json.loads(l) for l in open(f"{out}/explained.jsonl")]
 assert all(e["reasoning"] for e in explained), [e["rejections"] for e in explained]
-rows = [json.loads(l) for l in open(f"{out}/export/demo/fixit.jsonl")]
+import glob
+exports = glob.glob(f"{out}/export/demo/*/README.md")
+assert len(exports) == 1, exports  # one explanation variant: export/demo/<length>-<explainer>/
+folder = exports[0].rsplit("/", 1)[0]
+rows = [json.loads(l) for split in ("train", "heldout") for l in open(f"{folder}/{split}/fixit.jsonl")]
 assert len(rows) == n and not any(r["verified"] for r in rows)
 assert all(r["provenance"]["trajectory"].startswith("broken__") for r in rows)
-card = open(f"{out}/export/demo/README.md").read()
+card = open(f"{folder}/README.md").read()
 assert "No row was verified on a GPU." in card
+print(folder)
 PY
+folder="$(dirname "$(ls "$out"/export/demo/*/README.md)")"
 HF_DATASETS_OFFLINE=1 HF_HOME="$out.hf" \
-  "$PYTHON_EXE" "$(dirname "$0")/load_with_datasets.py" "$out/export/demo/fixit.jsonl"
+  "$PYTHON_EXE" "$(dirname "$0")/load_with_datasets.py" "$folder"

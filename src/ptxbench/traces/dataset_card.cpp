@@ -20,8 +20,9 @@ std::string render_dataset_card(const CardInputs& inputs, const std::vector<Trac
   }
   std::string out = fmt::format(
       "---\npretty_name: {}\ntags:\n- code\n- cuda\n- ptx\n- gpu-kernels\n- trajectories\n"
-      "configs:\n- config_name: default\n  data_files:\n  - split: train\n    path: {}\n---\n\n",
-      inputs.name, inputs.data_file);
+      "configs:\n- config_name: default\n  data_files:\n  - split: train\n    path: {}\n"
+      "dataset_info:\n{}---\n\n",
+      inputs.name, inputs.data_file, trace_features_yaml());
   out += fmt::format("# {}\n\n", inputs.name);
   out += fmt::format(
       "Multi-turn trajectories of language models writing architecture-specific PTX/CUDA kernels "
@@ -43,7 +44,10 @@ std::string render_dataset_card(const CardInputs& inputs, const std::vector<Trac
       "| task, arch, context, split, sample | the grid cell (context: none, isa, guide, examples) "
       "|\n"
       "| turn | 1-based turn of the conversation |\n"
-      "| reply | the model's reply as received |\n"
+      "| system_prompt, task_prompt | the conversation's opening messages |\n"
+      "| reply, reasoning | the model's reply as received, and its reasoning_content (\"\": none) "
+      "|\n"
+      "| feedback | the message sent back after the turn (\"\": the last turn) |\n"
       "| code, code_hash | the candidate extracted from the reply (null: the reply had none) |\n"
       "| verdict, message | the judge's verdict (NO_CODE ... PASSED) and its one-line reason |\n"
       "| correct, passed | outputs correct; correct and every requested family executed |\n"
