@@ -88,3 +88,32 @@ def test_checkpoints_and_resume(tiny_model, tmp_path):
     assert resumed["resumed_from"].endswith("checkpoint-4")
     assert resumed["steps"] == 6
     assert Path(resumed["adapter"], "adapter_config.json").exists()
+
+
+def test_an_export_folder_trains_and_every_row_is_accounted_for(tiny_model, tmp_path, capsys):
+    # The layout `ptxbench fixit export` writes: <split>/<kind>.jsonl.
+    rows = [json.loads(line) for line in ROWS.read_text().splitlines()]
+    folder = tmp_path / "export"
+    for split in ("train", "heldout"):
+        for kind in ("fixit", "kernelgen"):
+            (folder / split).mkdir(parents=True, exist_ok=True)
+            (folder / split / f"{kind}.jsonl").write_text(
+                "".join(json.dumps(r) + "\n" for r in rows if r["split"] == split and r["kind"] == kind))
+    recipe = replace(load_recipe("tiny"), verified_only=True, max_steps=1, save_strategy="no",
+                     eval_strategy="no")
+    card = train(TrainRequest(base_model=str(tiny_model), data=[str(folder)], out=tmp_path / "run",
+                              recipe=recipe))
+    err = capsys.readouterr().err
+    assert "train: 12 row(s) read: 7 train, 3 held out" in err, err
+    assert "train: left out 2 row(s) unverified (recipe tiny: verified_only)" in err, err
+    assert card["rows"]["train"] == 7 and card["reasoning"] == "content"  # ChatML: no channel
+    assert len(card["data"]) == 1 and card["data_sha256"]
+
+
+def test_no_trainable_row_says_why(tiny_model, tmp_path):
+    unverified = tmp_path / "rows.jsonl"
+    unverified.write_text("".join(
+        json.dumps({**json.loads(line), "verified": False}) + "\n" for line in ROWS.read_text().splitlines()))
+    with pytest.raises(ValueError, match=r"12 unverified left out; rows exported without a GPU"):
+        train(TrainRequest(base_model=str(tiny_model), data=[str(unverified)], out=tmp_path / "run",
+                           recipe=load_recipe("reference")))
