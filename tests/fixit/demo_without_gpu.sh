@@ -34,6 +34,15 @@ card = open(f"{folder}/README.md").read()
 assert "No row was verified on a GPU." in card
 print(folder)
 PY
+# Retrieval from a folder made without a GPU: nothing verified to retrieve, and it says so; with
+# --include-unverified the demo's repairs are in the system prompt.
+"$PTXBENCH_EXE" prompt gemm_n7168_k5120 --context retrieval --fixit "$out" --system-only \
+  >"$out.prompt" 2>"$out.prompt.err"
+grep -q "no verified, explained repair to retrieve" "$out.prompt.err" || {
+  echo "prompt --context retrieval does not say that it has nothing to retrieve:"; cat "$out.prompt.err"; exit 1; }
+"$PTXBENCH_EXE" prompt gemm_n7168_k5120 --context retrieval --fixit "$out" --include-unverified \
+  --system-only >"$out.prompt" 2>/dev/null
+grep -q "### Repair 1:" "$out.prompt" || { echo "no repair retrieved with --include-unverified"; exit 1; }
 folder="$(dirname "$(ls "$out"/export/demo/*/README.md)")"
 HF_DATASETS_OFFLINE=1 HF_HOME="$out.hf" \
   "$PYTHON_EXE" "$(dirname "$0")/load_with_datasets.py" "$folder"
