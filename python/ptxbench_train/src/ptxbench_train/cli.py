@@ -79,7 +79,7 @@ def cmd_train(args, argv: list[str]) -> int:
     recipe = load_recipe(args.recipe)
     if args.max_steps is not None:
         recipe = type(recipe)(**{**recipe.to_dict(), "max_steps": args.max_steps})
-    for path in args.data:
+    for path in expand_data(args.data):
         read_rows(path)  # bad rows are reported before any model is loaded
     request = TrainRequest(base_model=args.base, data=args.data, out=Path(args.out), recipe=recipe,
                            revision=args.revision, force=args.force)
