@@ -140,46 +140,37 @@ fi
 
 # --- 2. Fixit stages: mine, balance, repair, verify, explain, export (docs/fixit.md) ----------
 # `ptxbench fixit all` runs them from a config: the user's (--fixit-config: teacher, recipes,
-# filters) with its Fixit folder and runs set to this loop's. Rows: the first recipe's export.
+# filters) with its Fixit folder and runs set to this loop's. Rows: the first recipe's export
+# folder. --tiny without --fixit-config or --rows trains on the shipped example rows, said here:
+# a random model's run has nothing a teacher can repair.
 rows_files=()
-fixit_fallback() { # --tiny only: a random model's run has nothing to repair
-  rows_files=("$pkg/tests/data/rows.jsonl")
-  log "Fixit: $1; --tiny trains on the shipped example rows ${rows_files[0]}"
-}
 if [ -n "$rows" ]; then
   rows_files=("$rows"); log "rows: $rows given, Fixit stages skipped"
-elif ! "$ptxbench" fixit all --help >/dev/null 2>&1; then
-  if [ "$tiny" = 1 ]; then
-    fixit_fallback "this ptxbench has no 'fixit all' subcommand"
-  else
-    echo "fixit-loop: $ptxbench has no 'fixit all' subcommand (ptxbench fixit mine|balance|repair|verify|explain|export); build a ptxbench that has it, or pass --rows FILE" >&2
-    exit 2
-  fi
+elif [ "$tiny" = 1 ] && [ -z "$fixit_config" ]; then
+  rows_files=("$pkg/tests/data/rows.jsonl")
+  log "rows: --tiny without --fixit-config or --rows trains on the shipped example rows ${rows_files[0]}"
 else
-  [ "$tiny" = 1 ] || [ -n "$fixit_config" ] || {
+  [ -n "$fixit_config" ] || {
     echo "fixit-loop: --fixit-config FILE is required (the teacher and recipes of 'ptxbench fixit all', docs/fixit.md), or pass --rows FILE" >&2
     exit 2; }
-  config_args=(fixit-config --fixit "$work/fixit" --runs "$work/runs/base" --out "$work/fixit.yaml")
-  [ -z "$fixit_config" ] || config_args+=(--config "$fixit_config")
+  config_args=(fixit-config --fixit "$work/fixit" --runs "$work/runs/base" --out "$work/fixit.yaml"
+               --config "$fixit_config")
   [ "$tiny" = 0 ] || config_args+=(--no-gpu --include-unverified)
   mapfile -t exported < <("${train_cli[@]}" "${config_args[@]}")
   if [ -f "$work/fixit/.loop-done" ]; then
     log "Fixit: $work/fixit done, skipped"
   else
     log "Fixit: $ptxbench fixit all --config $work/fixit.yaml"
-    if "$ptxbench" fixit all --config "$work/fixit.yaml"; then
-      touch "$work/fixit/.loop-done"
-    elif [ "$tiny" = 1 ]; then
-      log "Fixit: 'ptxbench fixit all' failed (see above)"
-    else
-      exit 1
-    fi
+    "$ptxbench" fixit all --config "$work/fixit.yaml" || {
+      echo "fixit-loop: 'ptxbench fixit all' failed (above); rerun the loop to resume it" >&2; exit 1; }
+    touch "$work/fixit/.loop-done"
   fi
-  for f in "${exported[@]}"; do [ -s "$f" ] && rows_files+=("$f"); done
-  if [ ${#rows_files[@]} -eq 0 ]; then
-    if [ "$tiny" = 1 ]; then fixit_fallback "the export holds no rows"
-    else echo "fixit-loop: the Fixit export (${exported[*]}) holds no rows; nothing to train on" >&2; exit 1; fi
+  # export/<recipe>/<length>-<explainer>/: the one explanation variant the config explains.
+  variants=("${exported[0]}"/*/README.md)
+  if [ ${#variants[@]} -ne 1 ] || [ ! -f "${variants[0]}" ]; then
+    echo "fixit-loop: expected one export folder under ${exported[0]}, found: ${variants[*]}" >&2; exit 1
   fi
+  rows_files=("$(dirname "${variants[0]}")")
 fi
 "${train_cli[@]}" check-rows "${rows_files[@]}"
 

@@ -111,10 +111,16 @@ TEST(FixitAll, KilledTwiceAndResumedExportsWhatAStraightRunExports) {
   util::ProcessResult straight = run_all(work.path() / "a.yaml", work.path() / "state-a", "");
   ASSERT_TRUE(straight.succeeded()) << straight.describe_end() << "\n" << straight.stderr_text;
   const auto expected = exports_of(work.path() / "a");
-  ASSERT_EQ(expected.size(), 6u);  // fixit.jsonl, kernelgen.jsonl, README.md of two recipes
-  auto rows = read_jsonl(work.path() / "a/export/volume/fixit.jsonl");
+  // {train,heldout}/{fixit,kernelgen}.jsonl and README.md of two recipes, keyed by the
+  // explanations' length and explainer.
+  ASSERT_EQ(expected.size(), 10u);
+  const fs::path volume = work.path() / "a/export/volume/short-command-teacher";
+  auto rows = read_jsonl(volume / "train/fixit.jsonl");
   ASSERT_TRUE(rows) << rows.error().message;
-  ASSERT_EQ(rows->size(), 3u) << expected.at("export/volume/README.md");
+  auto heldout_rows = read_jsonl(volume / "heldout/fixit.jsonl");
+  ASSERT_TRUE(heldout_rows) << heldout_rows.error().message;
+  rows->insert(rows->end(), heldout_rows->begin(), heldout_rows->end());
+  ASSERT_EQ(rows->size(), 3u) << expected.at("export/volume/short-command-teacher/README.md");
   int heldout = 0;
   for (const auto& row : *rows) {
     EXPECT_FALSE(row.at("verified").get<bool>());

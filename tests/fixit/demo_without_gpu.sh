@@ -23,11 +23,26 @@ verified = [json.loads(l) for l in open(f"{out}/verified.jsonl")]
 assert [v["status"] for v in verified] == ["unverified"] * n, [v["status"] for v in verified]
 explained = [json.loads(l) for l in open(f"{out}/explained.jsonl")]
 assert all(e["reasoning"] for e in explained), [e["rejections"] for e in explained]
-rows = [json.loads(l) for l in open(f"{out}/export/demo/fixit.jsonl")]
+import glob
+exports = glob.glob(f"{out}/export/demo/*/README.md")
+assert len(exports) == 1, exports  # one explanation variant: export/demo/<length>-<explainer>/
+folder = exports[0].rsplit("/", 1)[0]
+rows = [json.loads(l) for split in ("train", "heldout") for l in open(f"{folder}/{split}/fixit.jsonl")]
 assert len(rows) == n and not any(r["verified"] for r in rows)
 assert all(r["provenance"]["trajectory"].startswith("broken__") for r in rows)
-card = open(f"{out}/export/demo/README.md").read()
+card = open(f"{folder}/README.md").read()
 assert "No row was verified on a GPU." in card
+print(folder)
 PY
+# Retrieval from a folder made without a GPU: nothing verified to retrieve, and it says so; with
+# --include-unverified the demo's repairs are in the system prompt.
+"$PTXBENCH_EXE" prompt gemm_n7168_k5120 --context retrieval --fixit "$out" --system-only \
+  >"$out.prompt" 2>"$out.prompt.err"
+grep -q "no verified, explained repair to retrieve" "$out.prompt.err" || {
+  echo "prompt --context retrieval does not say that it has nothing to retrieve:"; cat "$out.prompt.err"; exit 1; }
+"$PTXBENCH_EXE" prompt gemm_n7168_k5120 --context retrieval --fixit "$out" --include-unverified \
+  --system-only >"$out.prompt" 2>/dev/null
+grep -q "### Repair 1:" "$out.prompt" || { echo "no repair retrieved with --include-unverified"; exit 1; }
+folder="$(dirname "$(ls "$out"/export/demo/*/README.md)")"
 HF_DATASETS_OFFLINE=1 HF_HOME="$out.hf" \
-  "$PYTHON_EXE" "$(dirname "$0")/load_with_datasets.py" "$out/export/demo/fixit.jsonl"
+  "$PYTHON_EXE" "$(dirname "$0")/load_with_datasets.py" "$folder"

@@ -1,17 +1,23 @@
 // Exported rows: the agreed format (docs/fixit.md), loss on the last message only, held-out
-// tasks never in train, unverified rows only when asked for. The rows of a fixed set are
-// compared with data/sample_export.jsonl, which the Python test loads with `datasets`
-// (PTXBENCH_UPDATE_GOLDEN=1 rewrites it).
+// tasks never in train, unverified rows only when asked for, explanations kept per explainer
+// and length, KernelGen rows once per kernel with the feedback that led to a later-turn pass.
+// The export folder of a fixed set is compared with data/sample_export/, which the Python test
+// loads with `datasets` (PTXBENCH_UPDATE_GOLDEN=1 rewrites it).
 #include "ptxbench/fixit/export_rows.hpp"
 
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 
 #include "../agent/sample_evaluations.hpp"
 #include "fixit_samples.hpp"
+#include "ptxbench/agent/run_directory.hpp"
 #include "ptxbench/fixit/dataset_card.hpp"
+#include "ptxbench/fixit/explanation_variant.hpp"
+#include "ptxbench/fixit/export_files.hpp"
 #include "ptxbench/fixit/fixit_folder.hpp"
 #include "ptxbench/fixit/verify.hpp"
 #include "ptxbench/task/task_loader.hpp"
@@ -22,6 +28,7 @@ namespace {
 
 using eval::Verdict;
 using Json = nlohmann::json;
+namespace fs = std::filesystem;
 
 struct Sample {
   std::vector<MinedRow> mined;
@@ -112,14 +119,16 @@ TEST_F(ExportTest, RowFormatAsAgreed) {
   std::vector<std::string> roles{"system", "user", "assistant", "user", "assistant"};
   for (std::size_t i = 0; i < 5; ++i) {
     const Json& m = row["messages"][i];
-    EXPECT_EQ(m.size(), 3u);
+    EXPECT_EQ(m.size(), 4u);
     EXPECT_EQ(m["role"], roles[i]);
     EXPECT_EQ(m["loss"], i == 4);
+    EXPECT_TRUE(m["reasoning"].is_string());  // "" where none: one column type in every row
   }
   EXPECT_EQ(row["messages"][2]["content"], s_.mined[0].reply);
   EXPECT_EQ(row["messages"][3]["content"], s_.mined[0].feedback);
-  EXPECT_TRUE(row["messages"][4]["content"].get<std::string>().starts_with(
-      "I found the bug.\n\n```cuda\nfixed 0"));
+  // The explanation is the reply's reasoning (the trainer puts it in the thinking channel).
+  EXPECT_EQ(row["messages"][4]["reasoning"], "I found the bug.");
+  EXPECT_TRUE(row["messages"][4]["content"].get<std::string>().starts_with("```cuda\nfixed 0"));
   const Json& p = row["provenance"];
   for (const char* key : {"run", "trajectory", "turn", "task", "arch", "context", "verdict",
                           "teacher", "evaluation_source_hash"})
@@ -129,15 +138,33 @@ TEST_F(ExportTest, RowFormatAsAgreed) {
   EXPECT_EQ(p["gpu"], "NVIDIA H200");
 }
 
-TEST_F(ExportTest, MatchesTheFileThePythonTestLoads) {
-  std::vector<Json> lines;
-  for (const auto& row : run(true).fixit) lines.push_back(to_json(row));
-  std::string text = to_jsonl(lines);
-  auto golden_path = std::filesystem::path(PTXBENCH_TEST_DATA_DIR) / "sample_export.jsonl";
-  if (std::getenv("PTXBENCH_UPDATE_GOLDEN") != nullptr) util::write_file_atomic(golden_path, text);
-  auto golden = util::read_file(golden_path);
-  ASSERT_TRUE(golden) << golden.error().message;
-  EXPECT_EQ(text, *golden) << "rerun with PTXBENCH_UPDATE_GOLDEN=1 after a deliberate change";
+TEST_F(ExportTest, MatchesTheFolderThePythonTestLoads) {
+  ExportedSet set = run(true);
+  util::TempDir dir;
+  ExportFiles files = write_export(dir.path(), set);
+  std::vector<SftRow> none;
+  util::write_file_atomic(dir.path() / "README.md",
+                          render_dataset_card({.fixit = &set.fixit,
+                                               .kernelgen = &none,
+                                               .left_out = set.left_out,
+                                               .content_hash = files.content_hash,
+                                               .data_files = files.data_files}));
+  const fs::path golden = fs::path(PTXBENCH_TEST_DATA_DIR) / "sample_export";
+  std::vector<std::string> names = {"README.md"};
+  for (const char* split : kSplits)
+    for (const char* kind : kKinds) names.push_back(export_file(split, kind));
+  for (const auto& name : names) {
+    auto text = util::read_file(dir.path() / name);
+    ASSERT_TRUE(text) << text.error().message;
+    if (std::getenv("PTXBENCH_UPDATE_GOLDEN") != nullptr) {
+      fs::create_directories((golden / name).parent_path());
+      util::write_file_atomic(golden / name, *text);
+    }
+    auto expected = util::read_file(golden / name);
+    ASSERT_TRUE(expected) << expected.error().message;
+    EXPECT_EQ(*text, *expected) << name << ": rerun with PTXBENCH_UPDATE_GOLDEN=1 after a "
+                                << "deliberate change";
+  }
 }
 
 TEST_F(ExportTest, CardCountsAndHash) {
@@ -158,7 +185,7 @@ TEST_F(ExportTest, CardCountsAndHash) {
 }
 
 // Names from configuration files (a teacher's, an explainer's) stay in their line and cell, and
-// the card's YAML header names both data files, written by yaml-cpp's emitter.
+// the card's YAML header stays a YAML mapping of ptxbench's own keys.
 TEST_F(ExportTest, TheCardQuotesWhatItShows) {
   ExportedSet set = run(true);
   for (auto& row : set.fixit) {
@@ -172,9 +199,114 @@ TEST_F(ExportTest, TheCardQuotesWhatItShows) {
   EXPECT_NE(card.find("t\\|x\\n## injected teacher"), std::string::npos) << card;
   ASSERT_EQ(card.rfind("---\n", 0), 0u);
   const auto header = YAML::Load(card.substr(4, card.find("\n---\n", 4) - 4));
-  EXPECT_EQ(header["configs"][0]["config_name"].as<std::string>(), "fixit");
-  EXPECT_EQ(header["configs"][0]["data_files"][0]["path"].as<std::string>(), "fixit.jsonl");
-  EXPECT_EQ(header["configs"][1]["data_files"][0]["path"].as<std::string>(), "kernelgen.jsonl");
+  ASSERT_TRUE(header.IsMap());
+  EXPECT_EQ(header["pretty_name"].as<std::string>(), "ptxbench Fixit dataset");
+  EXPECT_FALSE(header["license"]);
+}
+
+TEST_F(ExportTest, FolderBySplitWithCardThatDeclaresThem) {
+  ExportedSet set = run(false);  // one train row, one held-out row
+  util::TempDir dir;
+  ExportFiles files = write_export(dir.path(), set);
+  ASSERT_EQ(files.data_files.size(), 2u);
+  EXPECT_EQ(files.data_files["train"], std::vector<std::string>{"train/fixit.jsonl"});
+  EXPECT_EQ(files.data_files["heldout"], std::vector<std::string>{"heldout/fixit.jsonl"});
+  auto heldout = read_jsonl(dir.path() / "heldout/fixit.jsonl");
+  ASSERT_TRUE(heldout);
+  ASSERT_EQ(heldout->size(), 1u);
+  EXPECT_EQ((*heldout)[0]["split"], "heldout");
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "train/kernelgen.jsonl"));  // empty, written
+  std::vector<SftRow> none;
+  std::string card = render_dataset_card({.fixit = &set.fixit,
+                                          .kernelgen = &none,
+                                          .content_hash = files.content_hash,
+                                          .data_files = files.data_files});
+  EXPECT_TRUE(card.starts_with("---\n")) << card;
+  EXPECT_NE(card.find("configs:\n- config_name: default\n  data_files:\n  - split: heldout\n"
+                      "    path:\n    - heldout/fixit.jsonl\n  - split: train\n"),
+            std::string::npos)
+      << card;
+  EXPECT_NE(card.find("dataset_info:\n  features:\n  - name: id\n"), std::string::npos);
+  EXPECT_NE(card.find("    - name: reasoning\n      dtype: string\n"), std::string::npos);
+}
+
+TEST(ExplanationVariants, KeptSideBySideAndChosenByLengthAndExplainer) {
+  auto row = [](std::string explainer, std::string length, std::string text) {
+    return ExplainedRow{.mined_id = "m-1",
+                        .explainer = std::move(explainer),
+                        .length_bin = std::move(length),
+                        .reasoning = std::move(text),
+                        .attempts = 1};
+  };
+  std::vector<ExplainedRow> rows = merge_explained({}, {row("t/a", "short", "s")});
+  rows = merge_explained(rows, {row("t/a", "long", "l")});
+  rows = merge_explained(rows, {row("t/a", "short", "s2")});  // the same variant again: replaced
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].reasoning, "s2");
+  EXPECT_EQ(rows[1].reasoning, "l");
+  auto both = choose_variant(rows, {});
+  ASSERT_FALSE(both);
+  EXPECT_NE(both.error().message.find("--length"), std::string::npos) << both.error().message;
+  auto longer = choose_variant(rows, {.length_bin = "long"});
+  ASSERT_TRUE(longer && *longer);
+  EXPECT_EQ((*longer)->key(), "long-t_a");
+  EXPECT_EQ(rows_of_variant(rows, **longer).size(), 1u);
+  auto none = choose_variant(rows, {.explainer = "other"});
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(*none);
+}
+
+// A run with one trajectory that passes on turn 2 after feedback, and a second sample that
+// passes on turn 1 with the same kernel.
+TEST(KernelgenRows, KeepTheFeedbackBeforeAPassAndDropDuplicateKernels) {
+  util::TempDir work;
+  fs::path run = work.path() / "run";
+  auto dir = agent::RunDirectory::open(run);
+  ASSERT_TRUE(dir);
+  dir->write_run_json(Json::object());
+  auto passed_with = [](std::string hash) {
+    eval::Evaluation e = testing::passed(1.3);
+    e.source_hash = std::move(hash);
+    return e;
+  };
+  auto trajectory = [&](int sample, std::vector<eval::Evaluation> evaluations) {
+    agent::Trajectory t;
+    t.info.id = fmt::format("m__gemm_n7168_k5120__hopper__none__s{}", sample);
+    t.info.model = "m";
+    t.info.task = "gemm_n7168_k5120";
+    t.info.status = agent::TrajectoryStatus::kFinished;
+    t.messages = {{.role = "system", .content = "SYSTEM"}, {.role = "user", .content = "TASK"}};
+    for (int turn = 1; turn <= static_cast<int>(evaluations.size()); ++turn) {
+      t.messages.push_back({.role = "assistant",
+                            .content = fmt::format("REPLY {}", turn),
+                            .reasoning_content = fmt::format("THOUGHT {}", turn),
+                            .extra = {{"turn", turn}}});
+      t.messages.push_back(
+          {.role = "user", .content = fmt::format("FEEDBACK {}", turn), .extra = {{"turn", turn}}});
+      t.turns.push_back({.turn = turn, .evaluation = evaluations[turn - 1]});
+    }
+    return t;
+  };
+  dir->save_trajectory(trajectory(0, {testing::compile_error(), passed_with("h-same")}));
+  dir->save_trajectory(trajectory(1, {passed_with("h-same")}));
+  auto suite = task::load_suite(task::default_tasks_dir());
+  ASSERT_TRUE(suite);
+  auto set = export_kernelgen_rows({run}, *suite, {});
+  ASSERT_TRUE(set) << set.error().message;
+  ASSERT_EQ(set->rows.size(), 1u);
+  ASSERT_EQ(set->left_out.size(), 1u);
+  EXPECT_NE(set->left_out[0].find("the same kernel source as kernelgen-m__"), std::string::npos)
+      << set->left_out[0];
+  const SftRow& row = set->rows[0];
+  EXPECT_EQ(row.id, "kernelgen-m__gemm_n7168_k5120__hopper__none__s0-t2");
+  std::vector<std::string> contents;
+  for (const auto& m : row.messages) contents.push_back(m.role + ":" + m.content);
+  EXPECT_EQ(contents, (std::vector<std::string>{"system:SYSTEM", "user:TASK", "assistant:REPLY 1",
+                                                "user:FEEDBACK 1", "assistant:REPLY 2"}));
+  EXPECT_EQ(row.messages.back().reasoning, "THOUGHT 2");
+  EXPECT_TRUE(row.messages.back().loss);
+  EXPECT_FALSE(row.messages[2].loss);
+  EXPECT_EQ(row.messages[2].reasoning, "");  // earlier replies as sent back: content only
 }
 
 TEST(Verify, OnlyPassedWithMeasuredFamiliesIsVerified) {

@@ -179,6 +179,31 @@ TEST(Retrieval, LoadsFamilyAndSplitFromTheSuite) {
   EXPECT_EQ(hits[0].document->task, "gemm_n7168_k5120");
 }
 
+// A folder made without a GPU (every repair unverified) gives retrieval nothing; the note says
+// how many unverified repairs there are and what would use them.
+TEST(Retrieval, AnEmptyIndexSaysWhy) {
+  auto suite = task::load_suite(task::default_tasks_dir());
+  ASSERT_TRUE(suite);
+  util::TempDir work;
+  {
+    auto folder = FixitFolder::open(work.path() / "fixit");
+    ASSERT_TRUE(folder);
+    MinedRow row = testing::mined_row("gemm_n7168_k5120", eval::Verdict::kTimeout, 1, 0);
+    folder->write_mined({row});
+    folder->write_repairs(
+        {{.mined_id = row.id, .teacher = "t", .status = RepairStatus::kUnjudged, .code = "fixed"}});
+    folder->write_verified({{.mined_id = row.id, .status = VerifyStatus::kUnverified}});
+    folder->write_explained({{.mined_id = row.id, .reasoning = "I saw the bug."}});
+  }
+  auto documents = load_retrieval_documents(work.path() / "fixit", *suite, false);
+  ASSERT_TRUE(documents) << documents.error().message;
+  EXPECT_TRUE(documents->empty());
+  std::string note = empty_index_note(work.path() / "fixit", *suite, false);
+  EXPECT_NE(note.find("no verified, explained repair to retrieve"), std::string::npos) << note;
+  EXPECT_NE(note.find("1 explained repair(s) are unverified"), std::string::npos) << note;
+  EXPECT_NE(note.find("--include-unverified"), std::string::npos) << note;
+}
+
 TEST(RetrievalLevel, AddsTheRepairsToTheSystemPrompt) {
   auto suite = task::load_suite(task::default_tasks_dir());
   ASSERT_TRUE(suite);

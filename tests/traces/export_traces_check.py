@@ -1,5 +1,6 @@
 """Runs `ptxbench export-traces` on a run directory and loads the result: every line parses,
-every row has the same columns, and (where the `datasets` package is installed) it loads."""
+every row has the same columns, the rows rebuild each conversation's opening, and (where the
+`datasets` package is installed) it loads with the card's declared column types."""
 
 import json
 import pathlib
@@ -16,8 +17,10 @@ with tempfile.TemporaryDirectory() as out:
     for row in rows:
         assert set(row) == columns, row.keys()
     for column in ("task", "arch", "context", "model", "turn", "code", "verdict",
-                   "executed_families", "speedup", "exploit"):
+                   "executed_families", "speedup", "exploit", "system_prompt", "task_prompt",
+                   "reasoning", "feedback"):
         assert column in columns, column
+    assert all(row["task_prompt"] for row in rows), "a row without its task prompt"
     assert pathlib.Path(out, "README.md").read_text().startswith("---\n")
     try:
         import datasets
@@ -26,4 +29,7 @@ with tempfile.TemporaryDirectory() as out:
         sys.exit(0)
     loaded = datasets.load_dataset(out, split="train")
     assert len(loaded) == len(rows), (len(loaded), len(rows))
+    # Declared, not inferred: a CPU run's all-null speedups still load as float64.
+    assert str(loaded.features["speedup"]) == "Value('float64')", loaded.features["speedup"]
+    assert str(loaded.features["code"]) == "Value('string')", loaded.features["code"]
     print(f"{len(rows)} rows; datasets loads them: {loaded.column_names}")

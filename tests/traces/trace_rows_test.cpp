@@ -48,6 +48,41 @@ TEST(TraceRows, OneRowPerTurnWithItsCodeAndVerdict) {
   EXPECT_DOUBLE_EQ(*rows[1].speedup, 1.2);
 }
 
+// The rows of a trajectory rebuild the conversation the model had: opening prompts, then each
+// turn's reply (with its reasoning) and the feedback that followed it.
+TEST(TraceRows, RebuildTheConversation) {
+  agent::Trajectory t = make_trajectory();
+  t.messages[4].reasoning_content = "thinking";
+  const auto rows = rows_of(t, "run-a", {});
+  std::vector<std::string> rebuilt = {rows[0].system_prompt, rows[0].task_prompt};
+  for (const auto& row : rows) {
+    rebuilt.push_back(row.reply);
+    if (!row.feedback.empty()) rebuilt.push_back(row.feedback);
+  }
+  std::vector<std::string> original;
+  for (const auto& message : t.messages) original.push_back(message.content);
+  EXPECT_EQ(rebuilt, original);
+  EXPECT_EQ(rows[0].reasoning, "");
+  EXPECT_EQ(rows[1].reasoning, "thinking");
+}
+
+// The card declares a type for every column, so an export whose speedups
+// are all null does not infer a null column.
+TEST(TraceRows, TheCardDeclaresEveryColumnsType) {
+  const auto json = to_json(rows_of(make_trajectory(), "run-a", {})[0]);
+  const std::string features = trace_features_yaml();
+  std::size_t declared = 0;  // top-level columns only: nested keys are indented further
+  for (std::size_t at = 0; (at = features.find("\n  - name: ", at)) != std::string::npos; ++at)
+    ++declared;
+  for (const auto& [key, value] : json.items())
+    EXPECT_NE(features.find("\n  - name: " + key + "\n"), std::string::npos) << key << "\n"
+                                                                             << features;
+  EXPECT_EQ(declared, json.size()) << features;
+  EXPECT_NE(features.find("  - name: speedup\n    dtype: float64\n"), std::string::npos);
+  const auto card = render_dataset_card({.name = "t", .runs = {"run-a"}}, {});
+  EXPECT_NE(card.find("dataset_info:\n  features:\n"), std::string::npos) << card;
+}
+
 TEST(TraceRows, EveryRowHasTheSameColumns) {
   const auto rows = rows_of(make_trajectory(), "run-a", {});
   auto keys = [](const nlohmann::json& j) {

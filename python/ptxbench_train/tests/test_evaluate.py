@@ -59,7 +59,6 @@ def test_loop_fixit_config_keeps_the_users_teacher(tmp_path):
     assert config["export"] == {"include_unverified": False, "kernelgen": True}
     files = write_loop_config(str(user), tmp_path / "fx", [tmp_path / "r"], tmp_path / "out.yaml",
                               gpu=False, include_unverified=True)
-    assert files == [(tmp_path / "fx").resolve() / "export" / "balanced" / n
-                     for n in ("fixit.jsonl", "kernelgen.jsonl")]
+    assert files == [(tmp_path / "fx").resolve() / "export" / "balanced"]
     written = yaml.safe_load((tmp_path / "out.yaml").read_text())
     assert written["gpu"] is False and written["export"]["include_unverified"] is True

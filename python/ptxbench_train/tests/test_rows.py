@@ -12,7 +12,7 @@ def test_reads_every_row_with_its_fields():
     fixit = rows[0]
     assert fixit.kind == "fixit" and fixit.split == "train" and fixit.verified
     assert [m.loss for m in fixit.messages] == [False, False, False, False, True]
-    assert fixit.chat()[4]["role"] == "assistant"
+    assert fixit.messages[4].role == "assistant" and fixit.messages[4].reasoning == ""
     assert {r.split for r in rows} == {"train", "heldout"}
 
 

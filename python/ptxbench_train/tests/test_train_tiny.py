@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import ROWS
 
+from ptxbench_train.cli import main
 from ptxbench_train.recipe import load_recipe
 from ptxbench_train.train import TrainRequest, train
 
@@ -88,3 +89,36 @@ def test_checkpoints_and_resume(tiny_model, tmp_path):
     assert resumed["resumed_from"].endswith("checkpoint-4")
     assert resumed["steps"] == 6
     assert Path(resumed["adapter"], "adapter_config.json").exists()
+
+
+def test_an_export_folder_trains_and_every_row_is_accounted_for(tiny_model, tmp_path, capsys):
+    # The layout `ptxbench fixit export` writes: <split>/<kind>.jsonl.
+    rows = [json.loads(line) for line in ROWS.read_text().splitlines()]
+    folder = tmp_path / "export"
+    for split in ("train", "heldout"):
+        for kind in ("fixit", "kernelgen"):
+            (folder / split).mkdir(parents=True, exist_ok=True)
+            (folder / split / f"{kind}.jsonl").write_text(
+                "".join(json.dumps(r) + "\n" for r in rows if r["split"] == split and r["kind"] == kind))
+    recipe = tmp_path / "recipe.yaml"
+    recipe.write_text("name: tiny\nlora_rank: 8\nmax_steps: 1\nbatch_size: 2\nmax_length: 4096\n"
+                      "bf16: false\ngradient_checkpointing: false\nsave_strategy: \"no\"\n"
+                      "eval_strategy: \"no\"\nverified_only: true\n")
+    # Through the command line, as docs/training.md has a newcomer run it.
+    assert main(["train", "--base", str(tiny_model), "--data", str(folder), "--recipe", str(recipe),
+                 "--out", str(tmp_path / "run")]) == 0
+    card = json.loads((tmp_path / "run" / "run_card.json").read_text())
+    err = capsys.readouterr().err
+    assert "train: 12 row(s) read: 7 train, 3 held out" in err, err
+    assert "train: left out 2 row(s) unverified (recipe tiny: verified_only)" in err, err
+    assert card["rows"]["train"] == 7 and card["reasoning"] == "content"  # ChatML: no channel
+    assert len(card["data"]) == 1 and card["data_sha256"]
+
+
+def test_no_trainable_row_says_why(tiny_model, tmp_path):
+    unverified = tmp_path / "rows.jsonl"
+    unverified.write_text("".join(
+        json.dumps({**json.loads(line), "verified": False}) + "\n" for line in ROWS.read_text().splitlines()))
+    with pytest.raises(ValueError, match=r"12 unverified left out; rows exported without a GPU"):
+        train(TrainRequest(base_model=str(tiny_model), data=[str(unverified)], out=tmp_path / "run",
+                           recipe=load_recipe("reference")))

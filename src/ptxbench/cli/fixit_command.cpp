@@ -46,6 +46,7 @@ struct FixitFlags {
   // verify / export
   bool reevaluate = false, reevaluate_all = false, include_unverified = false;
   std::vector<std::string> kernelgen_runs;
+  std::string export_length, export_explainer;
   // retrieve
   std::string query_task, query_arch = "hopper", query_verdict, query_error, query_code;
   int k = 3;
@@ -350,11 +351,16 @@ void add_fixit_command(CLI::App& app, CommandContext& context) {
                      "Also rows not verified on a GPU (marked \"verified\": false)");
   exporter->add_option("--kernelgen", flags->kernelgen_runs,
                        "Runs whose passing turns become KernelGen rows");
+  exporter->add_option("--length", flags->export_length,
+                       "Take the explanations of this length bin (needed when several exist)");
+  exporter->add_option("--explainer-name", flags->export_explainer,
+                       "Take the explanations of this explainer (needed when several exist)");
   bind(
       exporter, +[](const FixitFlags& f) {
         std::vector<fs::path> runs(f.kernelgen_runs.begin(), f.kernelgen_runs.end());
         return with_folder(f, [&](const fixit::FixitFolder& folder, const FixitEnvironment& env) {
-          return fixit_export(folder, env, f.selection, f.include_unverified, runs);
+          return fixit_export(folder, env, f.selection, f.include_unverified, runs,
+                              {.explainer = f.export_explainer, .length_bin = f.export_length});
         });
       });
 

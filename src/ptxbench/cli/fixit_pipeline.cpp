@@ -218,7 +218,8 @@ int run_fixit_all(const fs::path& config_path) {
         code != kExitOk)
       return code;
     if (int code = fixit_export(*folder, env, recipe.name, include_unverified,
-                                kernelgen ? run_paths : std::vector<fs::path>{});
+                                kernelgen ? run_paths : std::vector<fs::path>{},
+                                {.length_bin = explain_options.limits.bin.name});
         code != kExitOk)
       return code;
   }
@@ -286,10 +287,12 @@ int run_fixit_demo(const FixitDemoOptions& options, const FixitEnvironment& env)
       code != kExitOk)
     return code;
   fmt::print("fixit demo: 7/7 export (unverified rows included, marked \"verified\": false)\n");
-  if (int code = fixit_export(*folder, env, "demo", /*include_unverified=*/true, {source_run});
+  fs::path exported;
+  if (int code = fixit_export(*folder, env, "demo", /*include_unverified=*/true, {source_run},
+                              {.length_bin = bin->name}, &exported);
       code != kExitOk)
     return code;
-  auto card = util::read_file(folder->export_dir("demo") / "README.md");
+  auto card = util::read_file(exported / "README.md");
   if (card) fmt::print("\n{}", *card);
   fmt::print("\nFixit folder: {}\n", folder->root().string());
   return kExitOk;

@@ -9,6 +9,8 @@
 #include "ptxbench/cli/command.hpp"
 #include "ptxbench/cli/settings_flags.hpp"
 #include "ptxbench/fixit/dataset_card.hpp"
+#include "ptxbench/fixit/explanation_variant.hpp"
+#include "ptxbench/fixit/export_files.hpp"
 #include "ptxbench/fixit/export_rows.hpp"
 #include "ptxbench/fixit/replay_teacher.hpp"
 #include "ptxbench/fixit/verify.hpp"
@@ -258,7 +260,7 @@ int fixit_explain(const fixit::FixitFolder& folder, const FixitEnvironment& env,
   auto explainer = make_teacher(choice, rows, env.suite, /*explainer=*/true);
   if (!explainer) return fail("explain", explainer.error().message);
   auto fresh = fixit::explain_rows(rows, wanted, *before, *explainer, options, say);
-  folder.write_explained(merged(std::move(*before), fresh));
+  folder.write_explained(fixit::merge_explained(std::move(*before), fresh));
   folder.record_stage("explain", {{"explainer", teacher_json(choice)},
                                   {"length_bin", options.limits.bin.name},
                                   {"token_budget", options.limits.token_budget},
@@ -273,7 +275,8 @@ int fixit_explain(const fixit::FixitFolder& folder, const FixitEnvironment& env,
 
 int fixit_export(const fixit::FixitFolder& folder, const FixitEnvironment& env,
                  const std::string& selection_name, bool include_unverified,
-                 const std::vector<fs::path>& kernelgen_runs) {
+                 const std::vector<fs::path>& kernelgen_runs,
+                 const fixit::ExplanationFilter& explanations, fs::path* written) {
   auto mined = folder.read_mined();
   if (!mined) return fail("export", mined.error().message);
   auto repairs = folder.read_repairs();
@@ -284,44 +287,51 @@ int fixit_export(const fixit::FixitFolder& folder, const FixitEnvironment& env,
   if (!explained) return fail("export", explained.error().message);
   auto selection = read_selection(folder, selection_name);
   if (!selection) return fail("export", selection.error().message);
+  auto variant = fixit::choose_variant(*explained, explanations);
+  if (!variant) return fail("export", variant.error().message);
+  std::vector<fixit::ExplainedRow> used =
+      *variant ? fixit::rows_of_variant(*explained, **variant) : std::vector<fixit::ExplainedRow>{};
   fixit::ExportOptions options{.include_unverified = include_unverified};
   fixit::ExportedSet set =
       fixit::export_fixit_rows({.mined = &*mined,
                                 .repairs = &*repairs,
                                 .verified = &*verified,
-                                .explained = &*explained,
+                                .explained = &used,
                                 .selection = *selection ? &**selection : nullptr},
                                env.suite, options);
   auto kernelgen = fixit::export_kernelgen_rows(kernelgen_runs, env.suite, options);
   if (!kernelgen) return fail("export", kernelgen.error().message);
-  set.kernelgen = std::move(*kernelgen);
-  std::vector<Json> fixit_lines, kernelgen_lines;
-  for (const auto& row : set.fixit) fixit_lines.push_back(fixit::to_json(row));
-  for (const auto& row : set.kernelgen) kernelgen_lines.push_back(fixit::to_json(row));
-  std::string fixit_text = fixit::to_jsonl(fixit_lines),
-              kernelgen_text = fixit::to_jsonl(kernelgen_lines);
+  set.kernelgen = std::move(kernelgen->rows);
+  set.left_out.insert(set.left_out.end(), kernelgen->left_out.begin(), kernelgen->left_out.end());
   std::string name = *selection ? (*selection)->recipe.name : "all";
-  fs::path dir = folder.export_dir(name);
+  fs::path dir = folder.export_dir(name) / (*variant ? (*variant)->key() : fixit::kUnexplainedKey);
+  // Built aside and renamed into place: a refused or killed export leaves no half-written folder.
   auto staged = util::StagedFolder::begin(dir, util::StagedFolder::Start::kEmpty);
   if (!staged) return fail("export", staged.error().message);
-  util::write_file_atomic(staged->path() / "fixit.jsonl", fixit_text);
-  util::write_file_atomic(staged->path() / "kernelgen.jsonl", kernelgen_text);
-  std::string card = fixit::render_dataset_card(
-      {.fixit = &set.fixit,
-       .kernelgen = &set.kernelgen,
-       .selection = *selection ? &**selection : nullptr,
-       .left_out = set.left_out,
-       .content_hash = util::Fnv1a64().add(fixit_text).add(kernelgen_text).hex()});
+  fixit::ExportFiles files = fixit::write_export(staged->path(), set);
+  std::string card = fixit::render_dataset_card({.fixit = &set.fixit,
+                                                 .kernelgen = &set.kernelgen,
+                                                 .selection = *selection ? &**selection : nullptr,
+                                                 .left_out = set.left_out,
+                                                 .content_hash = files.content_hash,
+                                                 .data_files = files.data_files});
   util::write_file_atomic(staged->path() / "README.md", card);
   if (auto published = staged->publish(); !published)
     return fail("export", published.error().message);
   folder.record_stage("export", {{"selection", name},
+                                 {"explanations", *variant ? (*variant)->key() : ""},
                                  {"include_unverified", include_unverified},
                                  {"fixit_rows", set.fixit.size()},
                                  {"kernelgen_rows", set.kernelgen.size()}});
   fmt::print("export: {} Fixit row(s), {} KernelGen row(s) -> {} (card: README.md)\n",
              set.fixit.size(), set.kernelgen.size(), dir.string());
+  if (!*variant)
+    fmt::print("  no explanation{}: every Fixit row is left out until `fixit explain` runs\n",
+               explanations.length_bin.empty() && explanations.explainer.empty()
+                   ? ""
+                   : " matches --length/--explainer-name");
   for (const auto& line : set.left_out) fmt::print("  left out: {}\n", line);
+  if (written != nullptr) *written = dir;
   return kExitOk;
 }
 

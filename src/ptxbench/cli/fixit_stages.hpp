@@ -13,6 +13,7 @@
 #include "ptxbench/eval/settings.hpp"
 #include "ptxbench/fixit/balance.hpp"
 #include "ptxbench/fixit/explain.hpp"
+#include "ptxbench/fixit/explanation_variant.hpp"
 #include "ptxbench/fixit/fixit_folder.hpp"
 #include "ptxbench/fixit/mine.hpp"
 #include "ptxbench/fixit/repair.hpp"
@@ -57,9 +58,12 @@ int fixit_verify(const fixit::FixitFolder& folder, const FixitEnvironment& env, 
 int fixit_explain(const fixit::FixitFolder& folder, const FixitEnvironment& env,
                   const std::string& selection, const TeacherChoice& explainer,
                   const fixit::ExplainOptions& options);
+// Writes export/<selection>/<explanation variant>/; `written` (when given) receives that folder.
 int fixit_export(const fixit::FixitFolder& folder, const FixitEnvironment& env,
                  const std::string& selection, bool include_unverified,
-                 const std::vector<std::filesystem::path>& kernelgen_runs);
+                 const std::vector<std::filesystem::path>& kernelgen_runs,
+                 const fixit::ExplanationFilter& explanations = {},
+                 std::filesystem::path* written = nullptr);
 
 // The selection a stage works on: the named one; with no name, the only one, or every mined
 // row when there is none.

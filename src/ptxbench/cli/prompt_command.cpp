@@ -1,10 +1,12 @@
 // `ptxbench prompt TASK --arch A --context L`: the two messages a model gets first, with a
-// token estimate (bytes / 4, see prompt::estimate_tokens).
+// token estimate (bytes / 4, see prompt::estimate_tokens). `--context retrieval --fixit DIR`
+// shows what the retrieval level adds from a Fixit folder, as `ptxbench run` builds it.
 #include <fmt/format.h>
 
 #include <string>
 
 #include "ptxbench/cli/command.hpp"
+#include "ptxbench/fixit/retrieve.hpp"
 #include "ptxbench/prompt/prompt.hpp"
 #include "ptxbench/task/task_loader.hpp"
 
@@ -19,6 +21,9 @@ struct PromptOptions {
   bool task_only = false;
   std::string tasks_dir;
   std::string context_dir;
+  std::string fixit;  // the retrieval level's Fixit folder
+  int retrieve_k = 3;
+  bool include_unverified = false;
 };
 
 std::string size_note(std::string_view text) {
@@ -33,7 +38,8 @@ int run_prompt(const PromptOptions& options) {
   }
   auto level = prompt::parse_context_level(options.context);
   if (!level) {
-    fmt::print(stderr, "ptxbench prompt: --context {}: expected none, isa, guide or examples\n",
+    fmt::print(stderr,
+               "ptxbench prompt: --context {}: expected none, isa, guide, examples or retrieval\n",
                options.context);
     return kExitUsage;
   }
@@ -50,10 +56,29 @@ int run_prompt(const PromptOptions& options) {
                options.task);
     return kExitUsage;
   }
-  auto built = prompt::build_prompt(*task, *arch, *level,
-                                    options.context_dir.empty()
-                                        ? prompt::default_context_dir()
-                                        : std::filesystem::path(options.context_dir));
+  prompt::ContextHook hook;
+  if (!options.fixit.empty()) {
+    if (options.retrieve_k < 1 || options.retrieve_k > 64) {
+      fmt::print(stderr, "ptxbench prompt: --retrieve-k: expected a whole number from 1 to 64\n");
+      return kExitUsage;
+    }
+    auto documents =
+        fixit::load_retrieval_documents(options.fixit, *suite, options.include_unverified);
+    if (!documents) {
+      fmt::print(stderr, "ptxbench prompt: --fixit: {}\n", documents.error().message);
+      return kExitUsage;
+    }
+    if (documents->empty())
+      fmt::print(stderr, "ptxbench prompt: --fixit: {}\n",
+                 fixit::empty_index_note(options.fixit, *suite, options.include_unverified));
+    auto index = std::make_shared<const fixit::RetrievalIndex>(std::move(*documents));
+    hook = fixit::retrieval_hook(index, static_cast<std::size_t>(options.retrieve_k));
+  }
+  auto built =
+      prompt::build_prompt(*task, *arch, *level,
+                           options.context_dir.empty() ? prompt::default_context_dir()
+                                                       : std::filesystem::path(options.context_dir),
+                           hook);
   if (!built) {
     fmt::print(stderr, "ptxbench prompt: {}\n", built.error().message);
     return kExitUsage;
@@ -80,8 +105,15 @@ void add_prompt_command(CLI::App& app, CommandContext& context) {
   auto* sub = app.add_subcommand("prompt", "");
   sub->add_option("task", options->task, "Task name (see `ptxbench tasks`)")->required();
   sub->add_option("--arch", options->arch, "hopper or blackwell")->capture_default_str();
-  sub->add_option("--context", options->context, "Context level: none, isa, guide or examples")
+  sub->add_option("--context", options->context,
+                  "Context level: none, isa, guide, examples or retrieval")
       ->capture_default_str();
+  sub->add_option("--fixit", options->fixit, "Fixit folder whose repairs `retrieval` adds");
+  sub->add_option("--retrieve-k", options->retrieve_k, "Repairs the retrieval level adds")
+      ->capture_default_str();
+  sub->add_flag(
+      "--include-unverified", options->include_unverified,
+      "Retrieve repairs not verified on a GPU too (a CPU-only Fixit folder has only those)");
   auto* system_only =
       sub->add_flag("--system-only", options->system_only, "Print only the system prompt");
   sub->add_flag("--task-only", options->task_only, "Print only the task prompt")

@@ -194,6 +194,9 @@ int run_run(const RunFlags& flags) {
       fmt::print(stderr, "ptxbench run: retrieval.fixit: {}\n", documents.error().message);
       return kExitUsage;
     }
+    if (documents->empty())
+      fmt::print(stderr, "ptxbench run: --fixit: {}\n",
+                 fixit::empty_index_note(flags.fixit, *suite, /*include_unverified=*/false));
     auto index = std::make_shared<const fixit::RetrievalIndex>(std::move(*documents));
     plan.context_hook = fixit::retrieval_hook(index, static_cast<std::size_t>(retrieval.k));
     plan.agent.failure_context =

@@ -16,24 +16,6 @@ namespace {
 
 using util::markdown_inline;
 
-// The Hugging Face card's YAML header: one config per data file.
-std::string front_matter() {
-  YAML::Emitter yaml;
-  yaml << YAML::BeginMap << YAML::Key << "pretty_name" << YAML::Value << "ptxbench Fixit dataset";
-  yaml << YAML::Key << "tags" << YAML::Value << YAML::BeginSeq;
-  for (const char* tag : {"code", "cuda", "ptx", "gpu-kernels", "sft"}) yaml << tag;
-  yaml << YAML::EndSeq << YAML::Key << "configs" << YAML::Value << YAML::BeginSeq;
-  for (const char* name : {"fixit", "kernelgen"}) {
-    yaml << YAML::BeginMap << YAML::Key << "config_name" << YAML::Value << name;
-    yaml << YAML::Key << "data_files" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
-    yaml << YAML::Key << "split" << YAML::Value << "train";
-    yaml << YAML::Key << "path" << YAML::Value << std::string(name) + ".jsonl";
-    yaml << YAML::EndMap << YAML::EndSeq << YAML::EndMap;
-  }
-  yaml << YAML::EndSeq << YAML::EndMap;
-  return fmt::format("---\n{}\n---\n\n", yaml.c_str());
-}
-
 std::size_t row_tokens(const SftRow& row) {
   std::size_t total = 0;
   for (const auto& message : row.messages) total += prompt::estimate_tokens(message.content);
@@ -72,6 +54,22 @@ std::string token_line(const char* what, const std::vector<SftRow>& rows, bool l
   return fmt::format("| {} | {} | {} | {} | {} |\n", what, rows.size(), p.p50, p.p90, p.max);
 }
 
+// The YAML header: one `default` config whose splits are the export's split folders.
+std::string front_matter(const CardInputs& inputs) {
+  // Every value here is ptxbench's own (split and file names of the export), never user text.
+  std::string out =
+      "---\npretty_name: ptxbench Fixit dataset\ntags: [code, cuda, ptx, gpu-kernels, sft]\n";
+  if (!inputs.data_files.empty()) {
+    out += "configs:\n- config_name: default\n  data_files:\n";
+    for (const auto& [split, files] : inputs.data_files) {
+      out += fmt::format("  - split: {}\n    path:\n", split);
+      for (const auto& file : files) out += fmt::format("    - {}\n", file);
+    }
+  }
+  out += "dataset_info:\n" + dataset_features_yaml() + "---\n\n";
+  return out;
+}
+
 }  // namespace
 
 Percentiles percentiles(std::vector<std::size_t> values) {
@@ -87,15 +85,19 @@ Percentiles percentiles(std::vector<std::size_t> values) {
 std::string render_dataset_card(const CardInputs& inputs) {
   const auto& fixit = *inputs.fixit;
   const auto& kernelgen = *inputs.kernelgen;
-  std::string out = front_matter() + "# ptxbench Fixit dataset\n\n";
+  std::string out = front_matter(inputs) + "# ptxbench Fixit dataset\n\n";
   int verified = 0;
   for (const auto* rows : {&fixit, &kernelgen})
     for (const auto& row : *rows) verified += row.verified ? 1 : 0;
   out += fmt::format(
-      "{} Fixit row(s) (`fixit.jsonl`) and {} KernelGen row(s) (`kernelgen.jsonl`); {} verified "
-      "on a GPU, {} unverified.\n\nContent hash (FNV-1a 64 of fixit.jsonl then kernelgen.jsonl): "
-      "`{}`\n\nLoad with `datasets.load_dataset(\"json\", data_files=...)`; the row format is in "
-      "docs/fixit.md. Loss is on the messages with `\"loss\": true` only.\n\n",
+      "{} Fixit row(s) (`<split>/fixit.jsonl`) and {} KernelGen row(s) "
+      "(`<split>/kernelgen.jsonl`); "
+      "{} verified on a GPU, {} unverified.\n\nContent hash (FNV-1a 64 of train/fixit.jsonl, "
+      "train/kernelgen.jsonl, heldout/fixit.jsonl, heldout/kernelgen.jsonl): `{}`\n\nLoad with "
+      "`datasets.load_dataset(FOLDER)`: the splits `train` and `heldout` (rows whose task is held "
+      "out, never trained on). The row format is in docs/fixit.md. Loss is on the messages with "
+      "`\"loss\": true` only; an assistant message's `reasoning` is the thinking before its "
+      "`content`.\n\n",
       fixit.size(), kernelgen.size(), verified, fixit.size() + kernelgen.size() - verified,
       inputs.content_hash);
   out += "## Fixit rows per task, verdict kind and arch\n\n" + counts_table(fixit) + "\n";

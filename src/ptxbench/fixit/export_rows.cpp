@@ -11,6 +11,7 @@
 #include "ptxbench/fixit/verify.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
+#include "ptxbench/util/hash.hpp"
 
 namespace ptxbench::fixit {
 namespace {
@@ -23,6 +24,25 @@ std::map<std::string, const Row*> index_by_mined_id(const std::vector<Row>* rows
   std::map<std::string, const Row*> out;
   if (rows == nullptr) return out;
   for (const auto& row : *rows) out[row.mined_id] = &row;
+  return out;
+}
+
+// The conversation up to and including the reply of `turn`: system, task, then every earlier
+// reply with the feedback the model got on it, loss on the last reply only. Empty when the turn
+// has no reply.
+std::vector<SftMessage> conversation_through(const agent::Trajectory& trajectory, int turn) {
+  const agent::TrajectoryMessage* reply = reply_of_turn(trajectory, turn);
+  if (reply == nullptr) return {};
+  OpeningPrompts prompts = opening_prompts(trajectory);
+  std::vector<SftMessage> out = {{"system", prompts.system, false}, {"user", prompts.task, false}};
+  for (const auto& message : trajectory.messages) {
+    int of_turn = message.extra.value("turn", 0);
+    if (of_turn == 0 || of_turn >= turn) continue;
+    // Earlier turns' replies as they were sent back to the model: content only.
+    if (message.role == "assistant" || message.role == "user")
+      out.push_back({message.role, message.content, false});
+  }
+  out.push_back({"assistant", reply->content, true, reply->reasoning_content.value_or("")});
   return out;
 }
 
@@ -84,7 +104,7 @@ ExportedSet export_fixit_rows(const ExportInputs& inputs, const std::vector<task
                     {"user", row.task_prompt, false},
                     {"assistant", row.reply, false},
                     {"user", row.feedback, false},
-                    {"assistant", e.reasoning + "\n\n" + fenced(r.code), true}};
+                    {"assistant", fenced(r.code), true, e.reasoning}};
     sft.provenance = {.run = row.source.run,
                       .trajectory = row.source.trajectory,
                       .turn = row.source.turn,
@@ -107,10 +127,11 @@ ExportedSet export_fixit_rows(const ExportInputs& inputs, const std::vector<task
   return out;
 }
 
-util::Expected<std::vector<SftRow>> export_kernelgen_rows(const std::vector<fs::path>& runs,
-                                                          const std::vector<task::Task>& suite,
-                                                          const ExportOptions& options) {
-  std::vector<SftRow> out;
+util::Expected<KernelgenSet> export_kernelgen_rows(const std::vector<fs::path>& runs,
+                                                   const std::vector<task::Task>& suite,
+                                                   const ExportOptions& options) {
+  KernelgenSet out;
+  std::map<std::string, std::string> first_with_source;  // task/arch/source hash -> row id
   for (const auto& run : runs) {
     auto read = read_run(run);
     if (!read) return read.error();
@@ -119,28 +140,32 @@ util::Expected<std::vector<SftRow>> export_kernelgen_rows(const std::vector<fs::
          read->run.value("config", Json::object()).value("solutions", Json::array()))
       if (entry.is_object() && entry.value("expect", "") != "PASSED")
         declared_broken.insert(entry.value("id", ""));
-    for (const auto& trajectory_value : read->trajectories) {
-      const agent::Trajectory* trajectory = &trajectory_value;
-      const auto& info = trajectory->info;
-      OpeningPrompts prompts = opening_prompts(*trajectory);
-      for (const auto& turn : trajectory->turns) {
+    for (const auto& trajectory : read->trajectories) {
+      const auto& info = trajectory.info;
+      for (const auto& turn : trajectory.turns) {
         VerifiedRow judged = judge(info.id, turn.evaluation);
         bool unverified_ok = options.include_unverified &&
                              judged.status == VerifyStatus::kUnverified &&
                              !declared_broken.contains(info.id);
         if (judged.status != VerifyStatus::kVerified && !unverified_ok) continue;
-        const agent::TrajectoryMessage* reply = reply_of_turn(*trajectory, turn.turn);
-        if (reply == nullptr) continue;
-        std::string content = reply->reasoning_content
-                                  ? *reply->reasoning_content + "\n\n" + reply->content
-                                  : reply->content;
-        SftRow row{.id = fmt::format("kernelgen-{}-t{}", info.id, turn.turn),
+        auto messages = conversation_through(trajectory, turn.turn);
+        if (messages.empty()) continue;
+        std::string id = fmt::format("kernelgen-{}-t{}", info.id, turn.turn);
+        // The judged source; a turn without one is keyed by its reply, never merged with others.
+        std::string source = !turn.evaluation.source_hash.empty()
+                                 ? turn.evaluation.source_hash
+                                 : "reply:" + util::hash_hex(messages.back().content);
+        std::string source_key =
+            fmt::format("{}/{}/{}", info.task, arch::to_string(info.arch), source);
+        if (auto [it, fresh] = first_with_source.emplace(source_key, id); !fresh) {
+          out.left_out.push_back(id + ": the same kernel source as " + it->second);
+          continue;
+        }
+        SftRow row{.id = std::move(id),
                    .kind = "kernelgen",
                    .split = split_of(suite, info.task),
                    .verified = judged.status == VerifyStatus::kVerified,
-                   .messages = {{"system", prompts.system, false},
-                                {"user", prompts.task, false},
-                                {"assistant", content, true}}};
+                   .messages = std::move(messages)};
         row.provenance = {.run = run.string(),
                           .trajectory = info.id,
                           .turn = turn.turn,
@@ -152,7 +177,7 @@ util::Expected<std::vector<SftRow>> export_kernelgen_rows(const std::vector<fs::
                           .evaluation_source_hash = turn.evaluation.source_hash,
                           .verification = std::string(to_string(judged.status)),
                           .gpu = judged.gpu};
-        out.push_back(std::move(row));
+        out.rows.push_back(std::move(row));
       }
     }
   }

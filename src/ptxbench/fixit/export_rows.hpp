@@ -1,6 +1,8 @@
-// Stage 6, export: Fixit rows (system, task, the failing reply, its feedback, then reasoning +
-// repaired kernel with loss on that last message only) and KernelGen rows (system, task,
-// reasoning + a verified kernel) from the passing turns of runs. Rows whose task is in the
+// Stage 6, export: Fixit rows (system, task, the failing reply, its feedback, then the repaired
+// kernel with its explanation as the message's reasoning, loss on that last message only) and
+// KernelGen rows (system, task, the earlier turns' replies and the feedback that followed each,
+// then the passing reply with its reasoning) from the passing turns of runs, one row per distinct
+// passing kernel. Rows whose task is in the
 // suite's held-out split go to "heldout", never "train". Unverified repairs are left out
 // unless asked for, and then carry "verified": false.
 #pragma once
@@ -39,10 +41,17 @@ std::string split_of(const std::vector<task::Task>& suite, const std::string& ta
 ExportedSet export_fixit_rows(const ExportInputs& inputs, const std::vector<task::Task>& suite,
                               const ExportOptions& options);
 
+struct KernelgenSet {
+  std::vector<SftRow> rows;
+  std::vector<std::string> left_out;  // "<row id>: why" (duplicates of an earlier row's kernel)
+};
+
 // Every PASSED turn of the runs (and, with include_unverified, NOT_RUN turns of trajectories
-// not declared to be broken controls). Errors: a run directory without trajectories/.
-util::Expected<std::vector<SftRow>> export_kernelgen_rows(
-    const std::vector<std::filesystem::path>& runs, const std::vector<task::Task>& suite,
-    const ExportOptions& options);
+// not declared to be broken controls), once per (task, arch, kernel source): a later turn, or
+// another sample, that passes with the same source as an earlier row is left out and counted.
+// Errors: a run directory without trajectories/.
+util::Expected<KernelgenSet> export_kernelgen_rows(const std::vector<std::filesystem::path>& runs,
+                                                   const std::vector<task::Task>& suite,
+                                                   const ExportOptions& options);
 
 }  // namespace ptxbench::fixit

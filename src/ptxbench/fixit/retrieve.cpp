@@ -177,6 +177,22 @@ util::Expected<std::vector<RetrievalDocument>> load_retrieval_documents(
   return load_retrieval_documents(*opened, suite, include_unverified);
 }
 
+std::string empty_index_note(const std::filesystem::path& folder,
+                             const std::vector<task::Task>& suite, bool include_unverified) {
+  std::string out = folder.string() + ": no ";
+  out += include_unverified ? "explained repair" : "verified, explained repair";
+  out += " to retrieve: the retrieval level adds nothing to the prompts";
+  if (!include_unverified) {
+    auto any = load_retrieval_documents(folder, suite, /*include_unverified=*/true);
+    if (any && !any->empty())
+      out += fmt::format(
+          " ({} explained repair(s) are unverified: `ptxbench fixit verify --reevaluate` on a GPU "
+          "verifies them; `--include-unverified` shows them anyway)",
+          any->size());
+  }
+  return out;
+}
+
 namespace {
 
 // A repair as the model sees it; the id in the heading lets later turns tell what was shown.

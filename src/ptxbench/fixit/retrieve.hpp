@@ -97,6 +97,12 @@ util::Expected<std::vector<RetrievalDocument>> load_retrieval_documents(
 std::string render_retrieved(const std::vector<RetrievalHit>& hits);
 
 // The `retrieval` level's system-prompt text for a task's first turn.
+// Why a Fixit folder gives the retrieval level nothing to retrieve: how many explained repairs
+// are only unverified (the flag that shows them, or the GPU step that verifies them) or not
+// explained yet. Said by every command that builds a retrieval index that turns out empty.
+std::string empty_index_note(const std::filesystem::path& folder,
+                             const std::vector<task::Task>& suite, bool include_unverified);
+
 prompt::ContextHook retrieval_hook(std::shared_ptr<const RetrievalIndex> index, std::size_t k);
 
 // The `retrieval` level's text after a failing turn's feedback: of the k repairs most like this

@@ -1,7 +1,11 @@
 // The exported training row (docs/fixit.md "Row format"), as JSON Lines that Hugging Face
-// `datasets` loads directly: chat `messages` with a per-message `loss` flag, and the provenance
+// `datasets` loads directly: chat `messages` with a per-message `loss` flag and `reasoning` (the
+// thinking that precedes the reply: the trainer puts it in the model's thinking channel through
+// its chat template, or before the content where the template has none), and the provenance
 // that traces the row to its run, trajectory, turn and evaluations. Every message carries all
-// three keys and every provenance object the same keys, so the loader infers one schema.
+// keys and every provenance object the same keys, and the card declares the column types
+// (`dataset_features_yaml`), so an export without GPU verdicts loads with the same schema as one
+// with them.
 #pragma once
 #include <string>
 #include <vector>
@@ -14,6 +18,7 @@ struct SftMessage {
   std::string role;  // "system", "user", "assistant"
   std::string content;
   bool loss = false;
+  std::string reasoning;  // assistant messages: the reasoning before `content`; "" when none
 };
 
 struct Provenance {
@@ -47,5 +52,9 @@ struct SftRow {
 };
 
 nlohmann::json to_json(const SftRow& row);
+
+// The rows' column types as a dataset card's `dataset_info: features:` YAML block (indented
+// under `dataset_info:`), so `datasets` never infers a type from one export's values.
+std::string dataset_features_yaml();
 
 }  // namespace ptxbench::fixit

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ptxbench/traces/trace_rows.hpp"
 #include "ptxbench/util/generated_text.hpp"
 
 namespace ptxbench::traces {
@@ -28,7 +29,8 @@ std::string front_matter(const CardInputs& inputs) {
   yaml << YAML::Key << "split" << YAML::Value << "train";
   yaml << YAML::Key << "path" << YAML::Value << YAML::DoubleQuoted << inputs.data_file;
   yaml << YAML::EndMap << YAML::EndSeq << YAML::EndMap << YAML::EndSeq << YAML::EndMap;
-  return fmt::format("---\n{}\n---\n\n", yaml.c_str());
+  // The declared column types (trace_rows.hpp) follow as ptxbench's own fixed YAML.
+  return fmt::format("---\n{}\ndataset_info:\n{}---\n\n", yaml.c_str(), trace_features_yaml());
 }
 
 }  // namespace
@@ -68,7 +70,10 @@ std::string render_dataset_card(const CardInputs& inputs, const std::vector<Trac
       "| task, arch, context, split, sample | the grid cell (context: none, isa, guide, examples) "
       "|\n"
       "| turn | 1-based turn of the conversation |\n"
-      "| reply | the model's reply as received |\n"
+      "| system_prompt, task_prompt | the conversation's opening messages |\n"
+      "| reply, reasoning | the model's reply as received, and its reasoning_content (\"\": none) "
+      "|\n"
+      "| feedback | the message sent back after the turn (\"\": the last turn) |\n"
       "| code, code_hash | the candidate extracted from the reply (null: the reply had none) |\n"
       "| verdict, message | the judge's verdict (NO_CODE ... PASSED) and its one-line reason |\n"
       "| correct, passed | outputs correct; correct and every requested family executed |\n"

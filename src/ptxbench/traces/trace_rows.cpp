@@ -18,6 +18,13 @@ const agent::TrajectoryMessage* reply_of(const agent::Trajectory& trajectory, in
   return nullptr;
 }
 
+// The message sent back after `turn` (a user message carrying {"turn": N}), or "".
+std::string feedback_after(const agent::Trajectory& trajectory, int turn) {
+  for (const auto& message : trajectory.messages)
+    if (message.role == "user" && message.extra.value("turn", 0) == turn) return message.content;
+  return "";
+}
+
 template <class T>
 nlohmann::json or_null(const std::optional<T>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
@@ -49,6 +56,12 @@ std::vector<TraceRow> rows_of(const agent::Trajectory& trajectory, const std::st
                               const ExploitList& exploits) {
   std::vector<TraceRow> rows;
   const auto& info = trajectory.info;
+  std::string system_prompt, task_prompt;
+  for (const auto& message : trajectory.messages) {
+    if (message.role == "system" && system_prompt.empty()) system_prompt = message.content;
+    if (message.role == "user" && !message.extra.contains("turn") && task_prompt.empty())
+      task_prompt = message.content;
+  }
   for (const auto& turn : trajectory.turns) {
     const auto& e = turn.evaluation;
     TraceRow row{.run = run,
@@ -61,7 +74,10 @@ std::vector<TraceRow> rows_of(const agent::Trajectory& trajectory, const std::st
                  .split = info.split,
                  .sample = info.sample,
                  .turn = turn.turn,
+                 .system_prompt = system_prompt,
+                 .task_prompt = task_prompt,
                  .code_hash = turn.code_hash,
+                 .feedback = feedback_after(trajectory, turn.turn),
                  .verdict = std::string(eval::to_string(e.verdict)),
                  .message = e.message,
                  .correct = e.correct(),
@@ -69,6 +85,7 @@ std::vector<TraceRow> rows_of(const agent::Trajectory& trajectory, const std::st
                  .speedup = e.headline_speedup()};
     if (const auto* reply = reply_of(trajectory, turn.turn)) {
       row.reply = reply->content;
+      row.reasoning = reply->reasoning_content.value_or("");
       if (auto code = extract::extract_code(reply->content)) row.code = *code;
     }
     for (const auto& family : e.families) {
@@ -97,9 +114,13 @@ nlohmann::json to_json(const TraceRow& row) {
           {"split", row.split},
           {"sample", row.sample},
           {"turn", row.turn},
+          {"system_prompt", row.system_prompt},
+          {"task_prompt", row.task_prompt},
           {"reply", row.reply},
+          {"reasoning", row.reasoning},
           {"code", or_null(row.code)},
           {"code_hash", or_null(row.code_hash)},
+          {"feedback", row.feedback},
           {"verdict", row.verdict},
           {"message", row.message},
           {"correct", row.correct},
@@ -108,6 +129,31 @@ nlohmann::json to_json(const TraceRow& row) {
           {"executed_families", executed},
           {"speedup", or_null(row.speedup)},
           {"exploit", row.exploit}};
+}
+
+std::string trace_features_yaml() {
+  // The same keys, in the same order, as to_json above.
+  std::string out = "  features:\n";
+  auto column = [&](const char* name, const char* dtype) {
+    out += fmt::format("  - name: {}\n    dtype: {}\n", name, dtype);
+  };
+  for (const char* name :
+       {"run", "trajectory_id", "model", "provider", "task", "arch", "context", "split"})
+    column(name, "string");
+  column("sample", "int64");
+  column("turn", "int64");
+  for (const char* name : {"system_prompt", "task_prompt", "reply", "reasoning", "code",
+                           "code_hash", "feedback", "verdict", "message"})
+    column(name, "string");
+  column("correct", "bool");
+  column("passed", "bool");
+  out += "  - name: requested_families\n    list: string\n";
+  out +=
+      "  - name: executed_families\n    list:\n    - name: family\n      dtype: string\n"
+      "    - name: count\n      dtype: int64\n";
+  column("speedup", "float64");
+  column("exploit", "bool");
+  return out;
 }
 
 }  // namespace ptxbench::traces

@@ -1,6 +1,9 @@
 // A run's turns as dataset rows: one row per completed turn of every trajectory, flat enough for
 // `datasets.load_dataset("json", ...)` (the same keys and types in every row; nulls where a
-// value does not exist). docs/traces.md describes the columns.
+// value does not exist, and the card declares every column's type, so an export whose nulls are
+// all nulls loads with the same schema as one with values). A trajectory's conversation is
+// rebuilt from its rows in turn order: system_prompt, task_prompt, then each turn's reply and
+// the feedback that followed it. docs/traces.md describes the columns.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -32,9 +35,12 @@ struct TraceRow {
   std::string model, provider, task, arch, context, split;
   int sample = 0;
   int turn = 0;
-  std::string reply;                // the model's reply of the turn
-  std::optional<std::string> code;  // its extracted candidate; null when it had none
+  std::string system_prompt, task_prompt;  // the conversation's opening messages
+  std::string reply;                       // the model's reply of the turn
+  std::string reasoning;                   // its reasoning_content; "" when none
+  std::optional<std::string> code;         // its extracted candidate; null when it had none
   std::optional<std::string> code_hash;
+  std::string feedback;  // the user message sent back after this turn; "" after the last
   std::string verdict;
   std::string message;
   bool correct = false;
@@ -48,5 +54,8 @@ struct TraceRow {
 std::vector<TraceRow> rows_of(const agent::Trajectory& trajectory, const std::string& run,
                               const ExploitList& exploits);
 nlohmann::json to_json(const TraceRow& row);
+
+// The columns' types as a dataset card's `dataset_info:` YAML block (`  features:` onwards).
+std::string trace_features_yaml();
 
 }  // namespace ptxbench::traces

@@ -15,7 +15,7 @@ from pathlib import Path
 from .evaluate import GridError
 from .fixit_config import FixitConfigError
 from .recipe import RecipeError, builtin_recipes, load_recipe
-from .rows import RowError, read_rows
+from .rows import RowError, expand_data, read_rows
 from .vllm import VllmMissing
 
 
@@ -79,7 +79,7 @@ def cmd_train(args, argv: list[str]) -> int:
     recipe = load_recipe(args.recipe)
     if args.max_steps is not None:
         recipe = type(recipe)(**{**recipe.to_dict(), "max_steps": args.max_steps})
-    for path in args.data:
+    for path in expand_data(args.data):
         read_rows(path)  # bad rows are reported before any model is loaded
     request = TrainRequest(base_model=args.base, data=args.data, out=Path(args.out), recipe=recipe,
                            revision=args.revision, force=args.force)
@@ -164,7 +164,7 @@ def cmd_fixit_config(args) -> int:
 
 def cmd_check_rows(args) -> int:
     total = 0
-    for path in args.data:
+    for path in expand_data(args.data):
         rows = read_rows(path)
         total += len(rows)
         by = {}
@@ -236,7 +236,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--max-tokens", type=int, default=128)
     t.add_argument("--out")
 
-    t = sub.add_parser("fixit-config", help="write the loop's `ptxbench fixit all` config; print its row files")
+    t = sub.add_parser("fixit-config", help="write the loop's `ptxbench fixit all` config; print its export folder")
     t.add_argument("--config", help="the user's fixit.yaml (teacher, recipes, filters; docs/fixit.md)")
     t.add_argument("--fixit", required=True, help="the Fixit folder")
     t.add_argument("--runs", nargs="+", required=True)

@@ -1,5 +1,5 @@
 """The `ptxbench fixit all` config of the loop: the user's config (teacher, recipes, filters)
-pointed at the loop's base run and Fixit folder, and the row files its export writes."""
+pointed at the loop's base run and Fixit folder, and the folder its export writes into."""
 
 from __future__ import annotations
 
@@ -41,11 +41,11 @@ def loop_config(user_config: str | None, folder: Path, runs: list[Path], gpu: bo
 
 
 def export_files(config: dict) -> list[Path]:
-    """The row files of the first recipe's export (fixit.jsonl, kernelgen.jsonl)."""
+    """The first recipe's export folder, export/<recipe>/ (its variants are
+    <length>-<explainer>/ folders of <split>/<kind>.jsonl files, docs/fixit.md)."""
     recipes = config.get("recipes") or [{"name": "volume"}]
     name = recipes[0].get("name", "volume") if isinstance(recipes[0], dict) else "volume"
-    folder = Path(config["fixit"]) / "export" / name
-    return [folder / "fixit.jsonl", folder / "kernelgen.jsonl"]
+    return [Path(config["fixit"]) / "export" / name]
 
 
 def write_loop_config(user_config: str | None, folder: Path, runs: list[Path], out: Path,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import reasoning
 from .rows import Row
 
 IGNORE_INDEX = -100
@@ -39,9 +40,10 @@ def _render(tokenizer, messages: list[dict], generation_prompt: bool) -> str:
     )
 
 
-def loss_spans(tokenizer, row: Row) -> tuple[str, list[tuple[int, int]]]:
-    """The rendered conversation and the character spans of its loss messages."""
-    chat = row.chat()
+def loss_spans(tokenizer, row: Row, mode: str = "content") -> tuple[str, list[tuple[int, int]]]:
+    """The rendered conversation and the character spans of its loss messages (mode: where the
+    reasoning goes, `reasoning.resolve`)."""
+    chat = reasoning.chat(row, mode)
     full = _render(tokenizer, chat, generation_prompt=False)
     spans = []
     for i, message in enumerate(row.messages):
@@ -58,8 +60,8 @@ def loss_spans(tokenizer, row: Row) -> tuple[str, list[tuple[int, int]]]:
     return full, spans
 
 
-def tokenise_row(tokenizer, row: Row) -> TokenisedRow:
-    text, spans = loss_spans(tokenizer, row)
+def tokenise_row(tokenizer, row: Row, mode: str = "content") -> TokenisedRow:
+    text, spans = loss_spans(tokenizer, row, mode)
     encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
     input_ids = list(encoded["input_ids"])
     labels = []
@@ -77,18 +79,22 @@ class Prepared:
     too_long: list[str]
     no_loss_tokens: list[str]
     bad_template: list[str]
+    reasoning_mode: str = "content"  # where reasoning went: field, tags or content
 
     @property
     def tokens(self) -> int:
         return sum(len(r.input_ids) for r in self.rows)
 
 
-def prepare(tokenizer, rows: list[Row], max_length: int) -> Prepared:
-    """Tokenise rows and drop those over max_length (never truncated: a cut reply teaches junk)."""
-    out = Prepared([], [], [], [])
+def prepare(tokenizer, rows: list[Row], max_length: int, placement: str = "auto") -> Prepared:
+    """Tokenise rows and drop those over max_length (never truncated: a cut reply teaches junk).
+    placement: where reasoning goes (`reasoning.PLACEMENTS`); ReasoningError when "thinking" is
+    asked of a template without a thinking channel."""
+    mode = reasoning.resolve(placement, reasoning.template_style(tokenizer))
+    out = Prepared([], [], [], [], mode)
     for row in rows:
         try:
-            tokenised = tokenise_row(tokenizer, row)
+            tokenised = tokenise_row(tokenizer, row, mode)
         except TemplateError:
             out.bad_template.append(row.id)
             continue

@@ -41,6 +41,9 @@ class Recipe:
     logging_steps: int = 1
     kinds: list[str] = field(default_factory=lambda: ["fixit", "kernelgen"])
     verified_only: bool = True
+    # Where an assistant message's reasoning goes: auto (the template's thinking channel where it
+    # has one, else before the content), thinking (an error without a channel), content.
+    reasoning: str = "auto"
     seed: int = 0
 
     def to_dict(self) -> dict:
@@ -68,6 +71,8 @@ def _fields_from(where: str, data: object) -> Recipe:
             raise RecipeError(f"{where}: {key}: expected {want}, got {value!r}")
         if want == "bool" and not isinstance(value, bool):
             raise RecipeError(f"{where}: {key}: expected true or false, got {value!r}")
+    if data.get("reasoning", "auto") not in ("auto", "thinking", "content"):
+        raise RecipeError(f"{where}: reasoning: expected auto, thinking or content")
     for key in ("save_strategy", "eval_strategy"):
         if data.get(key, "epoch") not in ("epoch", "steps", "no"):
             raise RecipeError(f"{where}: {key}: expected epoch, steps or no")

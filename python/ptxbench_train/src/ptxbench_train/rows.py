@@ -1,7 +1,8 @@
 """Training rows: JSON Lines written by `ptxbench fixit export`, one conversation per line.
 
 {"id": str, "kind": "fixit"|"kernelgen", "split": "train"|"heldout", "verified": bool,
- "messages": [{"role": "system"|"user"|"assistant", "content": str, "loss": bool}, ...],
+ "messages": [{"role": "system"|"user"|"assistant", "content": str, "loss": bool,
+               "reasoning": str (optional; the thinking before the content, "" for none)}, ...],
  "provenance": {...}}
 """
 
@@ -26,6 +27,7 @@ class Message:
     role: str
     content: str
     loss: bool
+    reasoning: str = ""
 
 
 @dataclass(frozen=True)
@@ -36,10 +38,6 @@ class Row:
     verified: bool
     messages: tuple[Message, ...]
     provenance: dict = field(default_factory=dict)
-
-    def chat(self) -> list[dict]:
-        """The conversation as a chat template takes it."""
-        return [{"role": m.role, "content": m.content} for m in self.messages]
 
 
 def _require(where: str, obj: dict, name: str, kind: type):
@@ -69,7 +67,10 @@ def parse_row(obj: object, where: str) -> Row:
         if not isinstance(m, dict):
             raise RowError(f"{at}: expected a JSON object")
         role = _one_of(at, "role", _require(at, m, "role", str), ROLES)
-        messages.append(Message(role, _require(at, m, "content", str), _require(at, m, "loss", bool)))
+        reasoning = _require(at, m, "reasoning", str) if "reasoning" in m else ""
+        messages.append(
+            Message(role, _require(at, m, "content", str), _require(at, m, "loss", bool), reasoning)
+        )
     if not any(m.loss for m in messages):
         raise RowError(f"{where}: messages: no message has loss true")
     provenance = obj.get("provenance", {})
@@ -107,6 +108,21 @@ def read_rows(path: str | Path) -> list[Row]:
         seen.add(row.id)
         rows.append(row)
     return rows
+
+
+def expand_data(paths: list[str | Path]) -> list[Path]:
+    """Row files: a file as given; an export folder (`ptxbench fixit export`) as its split
+    files, <split>/<kind>.jsonl in name order."""
+    out = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = sorted(p.glob("*/*.jsonl"))
+            if not found:
+                raise RowError(f"{p}: no <split>/<kind>.jsonl row files in this folder")
+            out.extend(found)
+        else:
+            out.append(p)
+    return out
 
 
 def files_hash(paths: list[str | Path]) -> str:

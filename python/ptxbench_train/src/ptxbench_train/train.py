@@ -8,13 +8,14 @@ finished and is not trained again.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from .masking import IGNORE_INDEX, prepare
 from .recipe import Recipe
-from .rows import Row, RowError, files_hash, read_rows
+from .rows import Row, RowError, expand_data, files_hash, read_rows
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,27 @@ def select_rows(rows: list[Row], recipe: Recipe) -> tuple[list[Row], list[Row], 
         ),
     }
     return [r for r in kept if r.split == "train"], [r for r in kept if r.split == "heldout"], counts
+
+
+def say_selection(counts: dict, train_set, heldout_set, recipe: Recipe) -> None:
+    """Every row read is accounted for on stderr: trained on, evaluated on, or left out and why."""
+    print(
+        f"train: {counts['rows']} row(s) read: {len(train_set.rows)} train, "
+        f"{len(heldout_set.rows)} held out (loss only, never trained on); reasoning: "
+        f"{train_set.reasoning_mode}",
+        file=sys.stderr,
+    )
+    left = {
+        f"unverified (recipe {recipe.name}: verified_only)": counts["unverified_left_out"],
+        f"of kinds outside {recipe.kinds}": counts["not_in_recipe_kinds"],
+        f"over max_length {recipe.max_length} tokens": len(train_set.too_long) + len(heldout_set.too_long),
+        "with no loss token": len(train_set.no_loss_tokens) + len(heldout_set.no_loss_tokens),
+        "that the chat template renders inconsistently": len(train_set.bad_template)
+        + len(heldout_set.bad_template),
+    }
+    for why, count in left.items():
+        if count:
+            print(f"train: left out {count} row(s) {why}", file=sys.stderr)
 
 
 def _bf16_usable(recipe: Recipe) -> bool:
@@ -151,16 +173,20 @@ def train(request: TrainRequest) -> dict:
     if card_path.exists() and not request.force:
         return json.loads(card_path.read_text())
     started = time.time()
-    rows = [row for path in request.data for row in read_rows(path)]
+    data = expand_data(request.data)
+    rows = [row for path in data for row in read_rows(path)]
     train_rows, heldout_rows, counts = select_rows(rows, request.recipe)
     model, tokenizer = _load_base(request)
-    train_set = prepare(tokenizer, train_rows, request.recipe.max_length)
-    heldout_set = prepare(tokenizer, heldout_rows, request.recipe.max_length)
+    train_set = prepare(tokenizer, train_rows, request.recipe.max_length, request.recipe.reasoning)
+    heldout_set = prepare(tokenizer, heldout_rows, request.recipe.max_length, request.recipe.reasoning)
+    say_selection(counts, train_set, heldout_set, request.recipe)
     if not train_set.rows:
         raise RowError(
-            f"{', '.join(request.data)}: rows: no trainable train-split row "
+            f"{', '.join(map(str, request.data))}: rows: no trainable train-split row "
             f"({counts['rows']} read, {len(train_set.too_long)} over max_length "
-            f"{request.recipe.max_length}, {counts['unverified_left_out']} unverified left out)"
+            f"{request.recipe.max_length}, {counts['unverified_left_out']} unverified left out; "
+            "rows exported without a GPU are unverified: verify them on a GPU, or use a recipe "
+            "with verified_only: false such as tiny)"
         )
     request.out.mkdir(parents=True, exist_ok=True)
     runcard.reset_peak_memory()
@@ -188,7 +214,7 @@ def train(request: TrainRequest) -> dict:
     plot.loss_curve(history, request.out / "loss.png", title=f"{request.recipe.name}: {request.base_model}")
     card = runcard.build(
         request=request,
-        data_hash=files_hash(request.data),
+        data_hash=files_hash(data),
         counts=counts,
         train_set=train_set,
         heldout_set=heldout_set,
