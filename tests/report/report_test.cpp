@@ -239,6 +239,7 @@ TEST(Report, WritesEveryFormAndTheSchemaOfTheMainTables) {
                                           "t",
                                           "n",
                                           "not_measured",
+                                          "carried",
                                           "max_turns",
                                           "compiled",
                                           "compiled_lo",

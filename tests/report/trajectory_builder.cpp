@@ -193,6 +193,39 @@ std::vector<std::filesystem::path> write_sample_runs(const std::filesystem::path
   return dirs;
 }
 
+agent::Trajectory make_hostile_trajectory() {
+  const std::string markup(kHostileMarkup);
+  TrajectorySpec spec{.model = "model-<b>bold</b>",
+                      .task = "gemm_n7168_k5120",
+                      .context = prompt::ContextLevel::kIsa,
+                      .turns = {fails(eval::Verdict::kCompileError), passed(1.25)}};
+  spec.turns[0].compile_log = "k.cu(3): error: " + markup;
+  spec.turns[1].speed_of_light = 0.61;
+  spec.turns[1].cost_usd = 0.0123;
+  agent::Trajectory t = make_trajectory(spec);
+  t.messages[0].content = "You write CUDA kernels. " + markup;
+  t.messages[2].content =
+      "First try " + markup + "\n```cuda\n__global__ void k(float* out) { out[0] = 1.0f; }\n```\n";
+  t.messages[3].content = "Compile error, exactly as sent: " + markup;
+  t.messages[4].content = "Second try\n```cuda\n// fixed " + markup +
+                          "\n__global__ void k(float* out) { out[threadIdx.x] = 2.0f; }\n```\n";
+  auto& e = t.turns[1].evaluation;
+  e.kernels.push_back(
+      eval::KernelReport{.name = "_Z1kPf",
+                         .display_name = "k(float*)",
+                         .registers = 168,
+                         .shared_bytes = 1024,
+                         .executed_families = {{"GMMA", 4096}},
+                         .launched = eval::LaunchResources{.launches = 20,
+                                                           .registers_per_thread = 168,
+                                                           .static_shared_bytes = 1024,
+                                                           .dynamic_shared_bytes = 229376,
+                                                           .grid = {132, 1, 1},
+                                                           .block = {384, 1, 1}}});
+  t.turns[0].feedback = t.messages[3].content;
+  return t;
+}
+
 std::optional<std::filesystem::path> shared_published_dir() {
   if (const char* env = std::getenv("PTXBENCH_PUBLISHED_DIR"); env && *env) {
     return std::filesystem::path(env);

@@ -9,10 +9,15 @@ namespace ptxbench::report {
 TrajectoryState state_within(const TrajectoryRecord& trajectory, int turn_limit) {
   TrajectoryState state;
   bool not_run = false;
+  bool judged_before_not_run = false;  // a turn was judged before the first NOT_RUN one
   for (const auto& turn : trajectory.turns) {
     if (turn.turn > turn_limit) break;
     state.compiled = state.compiled || turn.compiled;
-    not_run = not_run || turn.verdict == eval::Verdict::kNotRun;
+    if (turn.verdict == eval::Verdict::kNotRun) {
+      not_run = true;
+    } else if (!not_run) {
+      judged_before_not_run = true;
+    }
     if (!turn.correct()) continue;
     state.correct = true;
     state.verified = state.verified || turn.verified();
@@ -24,7 +29,8 @@ TrajectoryState state_within(const TrajectoryRecord& trajectory, int turn_limit)
           std::max(state.best_speed_of_light.value_or(*turn.speed_of_light), *turn.speed_of_light);
     }
   }
-  state.measured = state.correct || !not_run;
+  state.measured = state.correct || !not_run || judged_before_not_run;
+  state.carried = !state.correct && not_run && judged_before_not_run;
   return state;
 }
 
@@ -39,6 +45,7 @@ MetricsAt metrics_at(const TrajectorySet& trajectories, int turn_limit,
       ++m.not_measured;
       continue;
     }
+    m.carried += state.carried;
     m.correct.k += state.correct;
     m.verified.k += state.verified;
     m.verified_any.k += state.verified_any;
