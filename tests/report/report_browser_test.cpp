@@ -108,6 +108,7 @@ class ReportInBrowser : public ::testing::Test {
     EXPECT_NE(command.stdout_text.find("viewer:"), std::string::npos) << command.stdout_text;
     EXPECT_NE(command.stderr_text.find("report: read 54 trajectories"), std::string::npos)
         << command.stderr_text;
+    EXPECT_NE(command.stdout_text.find("leaderboard: "), std::string::npos);
     return out;
   }
 
@@ -143,7 +144,7 @@ TEST_F(ReportInBrowser, CommandWritesAPageThatRendersCleanly) {
               std::string::npos)
         << id;
   }
-  screenshot(out / "report.html", "report.png", "1400,6000");
+  screenshot(out / "report.html", "report.png", "1400,3000");
   screenshot(out / "leaderboard.html", "leaderboard.png", "1400,900");
 
   // Every standalone plot is well-formed XML: inline them into one XHTML document, which the
@@ -187,7 +188,8 @@ document.body.dataset.overflow = wide.join(" ") || "none";
 // From a cell of the correctness table, one click to its trajectories, one more to a
 // trajectory's page, checked through the DOM after the index's script ran.
 TEST_F(ReportInBrowser, ATableCellLeadsToItsTrajectories) {
-  const fs::path out = write_report({});
+  testing::write_sample_fixit(work_.path() / "fixit");
+  const fs::path out = write_report({"--fixit", (work_.path() / "fixit").string()});
   const std::string html = *util::read_file(out / "report.html");
   const std::string href = unescape_amp(attribute_after(html, "id=\"table-correctness\"", "href"));
   ASSERT_TRUE(href.starts_with("view/index.html#kind=trajectory&run=")) << href;
@@ -195,9 +197,11 @@ TEST_F(ReportInBrowser, ATableCellLeadsToItsTrajectories) {
 
   const std::string index = dom_of(out / href.substr(0, hash), href.substr(hash));
   std::smatch count;
-  ASSERT_TRUE(std::regex_search(index, count, std::regex(R"(id="count">(\d+) of 54 items<)")))
+  ASSERT_TRUE(std::regex_search(index, count, std::regex(R"(id="count">(\d+) of 55 items<)")))
       << index.substr(0, 3000);
   EXPECT_EQ(count[1], "6") << "one cell: 6 samples of one run, model, task, arch and context";
+  EXPECT_NE(index.find("<option value=\"fixit\">fixit</option>"), std::string::npos)
+      << "Fixit rows are items of the same index";
   const std::string page = attribute_after(index, "class=\"item\"", "href");
   ASSERT_TRUE(page.starts_with("trajectory/")) << page;
   screenshot(out / "view" / "index.html", "viewer-index.png", "1400,900", href.substr(hash));
@@ -208,6 +212,18 @@ TEST_F(ReportInBrowser, ATableCellLeadsToItsTrajectories) {
   EXPECT_NE(trajectory.find("Feedback sent to the model"), std::string::npos);
   EXPECT_NE(trajectory.find("<th>stage</th><th>status</th>"), std::string::npos);
   screenshot(out / "view" / page, "trajectory.png", "1400,2400");
+
+  // The Fixit row: the index filtered to kind=fixit, then its page.
+  const std::string fixit_index = dom_of(out / "view" / "index.html", "#kind=fixit");
+  EXPECT_NE(fixit_index.find("id=\"count\">1 of 55 items<"), std::string::npos);
+  const std::string fixit_href = attribute_after(fixit_index, "class=\"item\"", "href");
+  ASSERT_EQ(fixit_href, "fixit/1.html");
+  const std::string fixit = dom_of(out / "view" / fixit_href);
+  EXPECT_NE(fixit.find("<del>-__global__ void k() { bad(); }</del>"), std::string::npos);
+  EXPECT_NE(fixit.find("<ins>+__global__ void k() { good(); }</ins>"), std::string::npos);
+  EXPECT_NE(fixit.find("bad() reads past the tile"), std::string::npos);
+  EXPECT_EQ(fixit.find("data-pwned=\"1\""), std::string::npos);
+  screenshot(out / "view" / fixit_href, "fixit-row.png", "1400,1400");
 }
 
 // A model's reply, feedback, compile log and name full of markup: shown as text on the

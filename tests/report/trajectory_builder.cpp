@@ -9,6 +9,7 @@
 
 #include "ptxbench/config.hpp"
 #include "ptxbench/eval/evaluation_json.hpp"
+#include "ptxbench/fixit/rows.hpp"
 #include "ptxbench/util/fs.hpp"
 
 namespace ptxbench::report::testing {
@@ -224,6 +225,37 @@ agent::Trajectory make_hostile_trajectory() {
                                                            .block = {384, 1, 1}}});
   t.turns[0].feedback = t.messages[3].content;
   return t;
+}
+
+void write_sample_fixit(const std::filesystem::path& dir) {
+  fixit::MinedRow mined{
+      .id = "m-1",
+      .source = {.run = "runs/base", .trajectory = "t1", .turn = 2, .model = "model-a"},
+      .task = "gemm_n7168_k5120",
+      .verdict = eval::Verdict::kIncorrectNumerical,
+      .code = "__global__ void k() { bad(); }\n",
+      .feedback = "max abs error 3.5 " + std::string(kHostileMarkup),
+      .error_text = "INCORRECT_NUMERICAL: out differs"};
+  fixit::RepairRow repair{.mined_id = "m-1",
+                          .teacher = "teacher-x",
+                          .status = fixit::RepairStatus::kRepaired,
+                          .turns = 1,
+                          .chosen_turn = 1,
+                          .code = "__global__ void k() { good(); }\n"};
+  repair.evaluation.verdict = eval::Verdict::kPassed;
+  fixit::VerifiedRow verified{
+      .mined_id = "m-1", .status = fixit::VerifyStatus::kVerified, .reason = "PASSED on the GPU"};
+  verified.evaluation.verdict = eval::Verdict::kPassed;
+  fixit::ExplainedRow explained{.mined_id = "m-1",
+                                .explainer = "teacher-x",
+                                .length_bin = "short",
+                                .reasoning = "bad() reads past the tile",
+                                .attempts = 1};
+  std::filesystem::create_directories(dir);
+  util::write_file_atomic(dir / "mined.jsonl", fixit::to_json(mined).dump() + "\n");
+  util::write_file_atomic(dir / "repairs.jsonl", fixit::to_json(repair).dump() + "\n");
+  util::write_file_atomic(dir / "verified.jsonl", fixit::to_json(verified).dump() + "\n");
+  util::write_file_atomic(dir / "explained.jsonl", fixit::to_json(explained).dump() + "\n");
 }
 
 std::optional<std::filesystem::path> shared_published_dir() {

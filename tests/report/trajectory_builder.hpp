@@ -68,6 +68,10 @@ inline constexpr std::string_view kHostileMarkup =
 // workload with its speed of light, tokens and cost, so every part of a viewer page has content.
 agent::Trajectory make_hostile_trajectory();
 
+// A Fixit folder with one mined failure and its repair, verification and explanation (the
+// failure's feedback carries kHostileMarkup): FIXIT/{mined,repairs,verified,explained}.jsonl.
+void write_sample_fixit(const std::filesystem::path& dir);
+
 // Shorthands for turn lists.
 TurnSpec passed(double speedup);
 TurnSpec fails(eval::Verdict verdict);

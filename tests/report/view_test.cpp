@@ -5,7 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ptxbench/fixit/fixit_folder.hpp"
 #include "ptxbench/report/report.hpp"
 #include "ptxbench/report/view/code_view.hpp"
 #include "ptxbench/report/view/fixit_page.hpp"
@@ -106,32 +105,7 @@ TEST(Viewer, IndexDataCannotCloseItsScriptAndLinksEncodeFilters) {
 
 TEST(Viewer, FixitRowShowsFailureRepairDiffVerdictsAndExplanation) {
   util::TempDir dir;
-  fixit::MinedRow mined{
-      .id = "m-1",
-      .source = {.run = "runs/base", .trajectory = "t1", .turn = 2, .model = "model-a"},
-      .task = "gemm_n7168_k5120",
-      .verdict = eval::Verdict::kIncorrectNumerical,
-      .code = "__global__ void k() { bad(); }\n",
-      .feedback = "max abs error 3.5 " + std::string(testing::kHostileMarkup),
-      .error_text = "INCORRECT_NUMERICAL: out differs"};
-  fixit::RepairRow repair{.mined_id = "m-1",
-                          .teacher = "teacher-x",
-                          .status = fixit::RepairStatus::kRepaired,
-                          .turns = 1,
-                          .chosen_turn = 1,
-                          .code = "__global__ void k() { good(); }\n"};
-  repair.evaluation.verdict = eval::Verdict::kPassed;
-  fixit::VerifiedRow verified{
-      .mined_id = "m-1", .status = fixit::VerifyStatus::kVerified, .reason = "PASSED on the GPU"};
-  fixit::ExplainedRow explained{.mined_id = "m-1",
-                                .explainer = "teacher-x",
-                                .length_bin = "short",
-                                .reasoning = "bad() reads past the tile",
-                                .attempts = 1};
-  util::write_file_atomic(dir.path() / "mined.jsonl", fixit::to_json(mined).dump() + "\n");
-  util::write_file_atomic(dir.path() / "repairs.jsonl", fixit::to_json(repair).dump() + "\n");
-  util::write_file_atomic(dir.path() / "verified.jsonl", fixit::to_json(verified).dump() + "\n");
-  util::write_file_atomic(dir.path() / "explained.jsonl", fixit::to_json(explained).dump() + "\n");
+  testing::write_sample_fixit(dir.path());
 
   auto cases = read_fixit_cases(dir.path());
   ASSERT_TRUE(cases) << cases.error().message;

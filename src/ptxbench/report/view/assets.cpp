@@ -24,7 +24,8 @@ th, td { padding: 3px 8px; border-bottom: 1px solid #eee; text-align: left; vert
 th { background: #f1f3f5; font-weight: 600; white-space: nowrap; }
 th.sortable { cursor: pointer; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-td { overflow-wrap: anywhere; }
+td { overflow-wrap: break-word; }
+mark.extracted { background: #fff8d6; }
 details { margin: 4px 0 8px; }
 summary { cursor: pointer; color: #0060a0; }
 pre { margin: 4px 0; padding: 8px 10px; background: #fff; border: 1px solid #e2e2e2; border-radius: 6px;
@@ -144,7 +145,7 @@ std::string_view index_script() {
       const tr = document.createElement("tr");
       const first = document.createElement("td");
       const a = document.createElement("a");
-      a.href = item[0]; a.textContent = item[1]; a.className = "item";
+      a.className = "item"; a.href = item[0]; a.textContent = item[1];
       first.appendChild(a);
       tr.appendChild(first);
       for (let i = 2; i < item.length; ++i) {

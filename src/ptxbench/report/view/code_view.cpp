@@ -171,12 +171,12 @@ LineDiff diff_lines(std::string_view a, std::string_view b, std::size_t max_line
       diff.lines.push_back({DiffLine::Kind::kSame, std::string(x[i])});
       ++i;
       ++j;
-    } else if (j < m && (i == n || at(i, j + 1) >= at(i + 1, j))) {
-      diff.lines.push_back({DiffLine::Kind::kAdded, std::string(y[j++])});
-      ++diff.added;
-    } else {
+    } else if (i < n && (j == m || at(i + 1, j) >= at(i, j + 1))) {  // removals first
       diff.lines.push_back({DiffLine::Kind::kRemoved, std::string(x[i++])});
       ++diff.removed;
+    } else {
+      diff.lines.push_back({DiffLine::Kind::kAdded, std::string(y[j++])});
+      ++diff.added;
     }
   }
   return diff;
@@ -205,10 +205,10 @@ std::string diff_html(const LineDiff& diff, int context) {
         out += " " + xml_escape(lines[k].text) + "\n";
         break;
       case DiffLine::Kind::kAdded:
-        out += "<ins>+" + xml_escape(lines[k].text) + "</ins>\n";
+        out += "<ins>+" + xml_escape(lines[k].text) + "</ins>";  // a block: its own line
         break;
       case DiffLine::Kind::kRemoved:
-        out += "<del>-" + xml_escape(lines[k].text) + "</del>\n";
+        out += "<del>-" + xml_escape(lines[k].text) + "</del>";
         break;
     }
   }

@@ -72,7 +72,10 @@ std::string reply_html(const TrajectoryMessage& reply, const std::optional<std::
     body = "<pre class=\"reply\">" + xml_escape(text) + "</pre>\n";
     if (code) body += "<h3>Extracted code</h3>\n" + code_block(*code);
   }
-  const auto lines = code ? std::count(code->begin(), code->end(), '\n') + 1 : 0;
+  std::ptrdiff_t lines = 0;
+  if (code && !code->empty()) {
+    lines = std::count(code->begin(), code->end(), '\n') + (code->back() == '\n' ? 0 : 1);
+  }
   std::string out = fmt::format(
       "<details class=\"reply\" open><summary>Reply ({} characters; {})</summary>\n{}</details>\n",
       text.size(),
@@ -107,7 +110,8 @@ std::string compile_section(const eval::Evaluation& e) {
   if (e.compile.command.empty() && e.compile.log.empty()) return {};
   const auto* stage = e.find_stage(eval::Stage::kCompile);
   const bool failed = stage && stage->status == eval::StageStatus::kFailed;
-  std::string text = fmt::format("$ {}\n", fmt::join(e.compile.command, " "));
+  std::string text =
+      e.compile.command.empty() ? "" : fmt::format("$ {}\n", fmt::join(e.compile.command, " "));
   text += e.compile.log.empty() ? "(no compiler output)\n" : e.compile.log;
   if (e.compile.log_truncated) text += "\n[log truncated]\n";
   return folded_text(fmt::format("Compile log ({}, {} characters)", seconds_text(e.compile.seconds),
