@@ -7,6 +7,7 @@
 // must also be well-formed XML, since plots/*.svg are meant for papers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -146,6 +147,27 @@ TEST_F(ReportInBrowser, CommandWritesAPageThatRendersCleanly) {
   }
   screenshot(out / "report.html", "report.png", "1400,3000");
   screenshot(out / "leaderboard.html", "leaderboard.png", "1400,900");
+
+  // The leaderboard sorts: a click on the header "correct@1" orders the rows by it, largest first.
+  std::string board = *util::read_file(out / "leaderboard.html");
+  board.insert(board.rfind("</body>"), R"(<script>
+const heads = [...document.querySelectorAll("#leaderboard th")];
+const n = heads.findIndex(th => th.textContent === "correct@1");
+heads[n].click();
+document.body.dataset.sorted = [...document.querySelectorAll("#leaderboard tbody tr")]
+    .map(r => parseFloat(r.cells[n].textContent)).join(",");
+</script>)");
+  util::write_file_atomic(out / "sort-check.html", board);
+  const std::string sorted =
+      attribute_after(dom_of(out / "sort-check.html"), "<body", "data-sorted");
+  std::vector<double> values;
+  for (std::size_t at = 0; at < sorted.size();) {
+    const auto comma = std::min(sorted.find(',', at), sorted.size());
+    values.push_back(std::stod(sorted.substr(at, comma - at)));
+    at = comma + 1;
+  }
+  ASSERT_GE(values.size(), 3u) << sorted;
+  EXPECT_TRUE(std::is_sorted(values.rbegin(), values.rend())) << sorted;
 
   // Every standalone plot is well-formed XML: inline them into one XHTML document, which the
   // browser parses with its XML parser and reports a <parsererror> for on any mistake.

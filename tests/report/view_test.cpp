@@ -1,10 +1,13 @@
 // The trajectory viewer's pieces: code highlighting and diffs, a trajectory's page (every part of
-// a turn, model markup shown as text), the index data, Fixit row pages, and the folder's growth.
+// a turn, model markup shown as text), the index data, Fixit row pages, the folder's growth, the
+// leaderboard and the like-for-like marks beside the published figures.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "ptxbench/report/like_for_like.hpp"
 #include "ptxbench/report/report.hpp"
 #include "ptxbench/report/view/code_view.hpp"
 #include "ptxbench/report/view/fixit_page.hpp"
@@ -159,3 +162,45 @@ TEST(Viewer, FolderGrowsLinearly) {
 
 }  // namespace
 }  // namespace ptxbench::report::view
+
+namespace ptxbench::report {
+namespace {
+namespace fs = std::filesystem;
+
+TEST(LikeForLike, ByTheFirstPromptsSize) {
+  EXPECT_EQ(like_for_like(std::nullopt), "unknown: no prompt tokens recorded");
+  EXPECT_EQ(like_for_like(11'000.0), "no: ≈11.0k tokens against 22–31k published");
+  EXPECT_TRUE(like_for_like(23'450.0).starts_with("yes"));
+  EXPECT_TRUE(is_like_for_like(38'000.0));  // within the range widened by 25%
+  EXPECT_FALSE(is_like_for_like(40'300.0));
+}
+
+// The leaderboard pools tasks per run, model, arch and context, links our rows into the viewer
+// and marks the published rows beside cells whose prompts are not of their size.
+TEST(Leaderboard, RowsLinksAndPublishedMarks) {
+  util::TempDir root;
+  const auto dirs = testing::write_sample_runs(root.path() / "runs");
+  util::write_file_atomic(root.path() / "published.csv",
+                          "model,arch,definition,turn_limit,n_trajectories,correct\n"
+                          "Their Model,hopper,gemm_n7168_k5120,1,12,6\n");
+  ReportOptions options{.out_dir = root.path() / "out",
+                        .published_files = {root.path() / "published.csv"},
+                        .bootstrap_resamples = 0};
+  auto paths = write_report(dirs, options);
+  ASSERT_TRUE(paths) << paths.error().message;
+  const std::string html = *util::read_file(paths->leaderboard);
+  EXPECT_NE(html.find("href=\"view/index.html#kind=trajectory&amp;model=model-a&amp;run=base&amp;"
+                      "arch=hopper&amp;context=isa\""),
+            std::string::npos);
+  EXPECT_NE(html.find("<td>Their Model</td>"), std::string::npos);
+  const std::string table = *util::read_file(root.path() / "out" / "tables" / "leaderboard.csv");
+  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 5)  // header, 3 of ours, 1 published
+      << table;
+  const std::string side =
+      *util::read_file(root.path() / "out" / "tables" / "published_side_by_side.csv");
+  EXPECT_NE(side.find("no: ≈4.5k tokens against 22–31k published"), std::string::npos) << side;
+  EXPECT_NE(side.find("no: not like for like with ours (isa, none)"), std::string::npos) << side;
+}
+
+}  // namespace
+}  // namespace ptxbench::report

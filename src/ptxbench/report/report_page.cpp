@@ -211,9 +211,10 @@ std::string plots_html(const std::vector<const Plot*>& plots) {
   }
   std::string out;
   for (const auto& [reason, titles] : empty) {
-    out += fmt::format("<p class=\"empty-plots\">Nothing to draw in {} plot(s) ({}): {}.</p>\n",
-                       titles.size(), xml_escape(reason),
-                       xml_escape(fmt::format("{}", fmt::join(titles, "; "))));
+    out += fmt::format(
+        "<details class=\"empty-plots\"><summary>Nothing to draw in {} plot(s): {}</summary>"
+        "<p class=\"empty-plots\">{}.</p></details>\n",
+        titles.size(), xml_escape(reason), xml_escape(fmt::format("{}", fmt::join(titles, "; "))));
   }
   if (!figures.empty()) out += "<div class=\"figures\">\n" + figures + "</div>\n";
   return out;
