@@ -15,6 +15,7 @@ for entry in "$src"/*; do
   [ "$name" = build ] || ln -s "$entry" "$work/$name"
 done
 ln -s "$build" "$work/build"
+export PATH="$build/src:$PATH"  # docs write `ptxbench ...` for the installed command
 mkdir -p "$work/.blocks"
 
 # One script per marked block, named by file and line.
