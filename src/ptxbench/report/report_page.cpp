@@ -103,7 +103,7 @@ table { border-collapse: collapse; font-size: 12.5px; width: 100%; }
 th, td { padding: 3px 6px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
 td .v, td .ci, td .n { white-space: nowrap; }
 th { white-space: normal; overflow-wrap: anywhere; min-width: 3em; }
-td { overflow-wrap: anywhere; }
+td { overflow-wrap: break-word; }
 a.cell { color: inherit; text-decoration: none; display: block; }
 a.cell:hover { background: #e8f1fb; text-decoration: underline; }
 p.empty-plots { color: #555; font-style: italic; margin: 4px 0 10px; }
