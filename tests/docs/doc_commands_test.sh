@@ -10,9 +10,15 @@ build=$(cd "$2" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-for entry in "$src"/*; do
-  name=$(basename "$entry")
-  [ "$name" = build ] || ln -s "$entry" "$work/$name"
+# Only what the repository tracks (when it is a git checkout): a runs/ or reports/ folder a user
+# made in the source tree is not linked, so the blocks never write into it.
+if names=$(git -C "$src" ls-files 2>/dev/null | cut -d/ -f1 | sort -u) && [ -n "$names" ]; then
+  :
+else
+  names=$(ls "$src")
+fi
+for name in $names; do
+  [ "$name" = build ] || [ ! -e "$src/$name" ] || ln -s "$src/$name" "$work/$name"
 done
 ln -s "$build" "$work/build"
 export PATH="$build/src:$PATH"  # docs write `ptxbench ...` for the installed command
