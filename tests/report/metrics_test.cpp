@@ -109,6 +109,20 @@ TEST(Metrics, NotRunIsNotMeasuredNeverIncorrect) {
   EXPECT_FALSE(state_within(*set.view()[0], 2).measured);
   EXPECT_TRUE(state_within(*set.view()[2], 2).measured);
 
+  // A judged failure followed by NOT_RUN keeps the judged state at later limits (carried),
+  // instead of turning from "not correct" at t=1 into "not measured" at t=2.
+  Set judged_then_not_run;
+  judged_then_not_run.add(
+      {.turns = {fails(Verdict::kIncorrectNumerical), fails(Verdict::kNotRun)}});
+  const auto judged_t1 = metrics_at(judged_then_not_run.view(), 1, kBootstrap);
+  const auto judged_t2 = metrics_at(judged_then_not_run.view(), 2, kBootstrap);
+  EXPECT_EQ(judged_t1.not_measured, 0);
+  EXPECT_EQ(judged_t1.carried, 0);
+  EXPECT_EQ(judged_t2.not_measured, 0);
+  EXPECT_EQ(judged_t2.carried, 1);
+  EXPECT_EQ(judged_t2.correct.n, 1);
+  EXPECT_EQ(judged_t2.correct.k, 0);
+
   Set only_not_run;
   only_not_run.add({.turns = {fails(Verdict::kNotRun)}});
   const auto none = metrics_at(only_not_run.view(), 1, kBootstrap);

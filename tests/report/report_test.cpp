@@ -198,6 +198,9 @@ TEST(Report, WithoutGpuStagesNothingIsCountedAsIncorrect) {
   EXPECT_EQ(md.find("0.00 [0.00"), std::string::npos) << "nothing reads as 0% correct";
   const std::string html = *util::read_file(paths->html);
   EXPECT_NE(html.find("class=\"banner\""), std::string::npos);
+  // Plots with nothing to draw fold into one line per reason instead of empty frames.
+  EXPECT_NE(html.find("Nothing to draw in "), std::string::npos);
+  EXPECT_EQ(html.find("id=\"speedup-hopper\""), std::string::npos) << "an empty plot drawn";
   auto speedup_svg = util::read_file(root.path() / "out" / "plots" / "speedup-hopper.svg");
   ASSERT_TRUE(speedup_svg);
   EXPECT_NE(speedup_svg->find("Nothing to draw: no GPU stage ran"), std::string::npos);
@@ -239,6 +242,7 @@ TEST(Report, WritesEveryFormAndTheSchemaOfTheMainTables) {
                                           "t",
                                           "n",
                                           "not_measured",
+                                          "carried",
                                           "max_turns",
                                           "compiled",
                                           "compiled_lo",

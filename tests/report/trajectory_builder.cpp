@@ -9,6 +9,7 @@
 
 #include "ptxbench/config.hpp"
 #include "ptxbench/eval/evaluation_json.hpp"
+#include "ptxbench/fixit/rows.hpp"
 #include "ptxbench/util/fs.hpp"
 
 namespace ptxbench::report::testing {
@@ -191,6 +192,70 @@ std::vector<std::filesystem::path> write_sample_runs(const std::filesystem::path
     write_run(dirs.back(), trajectories);
   }
   return dirs;
+}
+
+agent::Trajectory make_hostile_trajectory() {
+  const std::string markup(kHostileMarkup);
+  TrajectorySpec spec{.model = "model-<b>bold</b>",
+                      .task = "gemm_n7168_k5120",
+                      .context = prompt::ContextLevel::kIsa,
+                      .turns = {fails(eval::Verdict::kCompileError), passed(1.25)}};
+  spec.turns[0].compile_log = "k.cu(3): error: " + markup;
+  spec.turns[1].speed_of_light = 0.61;
+  spec.turns[1].cost_usd = 0.0123;
+  agent::Trajectory t = make_trajectory(spec);
+  t.messages[0].content = "You write CUDA kernels. " + markup;
+  t.messages[2].content =
+      "First try " + markup + "\n```cuda\n__global__ void k(float* out) { out[0] = 1.0f; }\n```\n";
+  t.messages[3].content = "Compile error, exactly as sent: " + markup;
+  t.messages[4].content = "Second try\n```cuda\n// fixed " + markup +
+                          "\n__global__ void k(float* out) { out[threadIdx.x] = 2.0f; }\n```\n";
+  auto& e = t.turns[1].evaluation;
+  e.kernels.push_back(
+      eval::KernelReport{.name = "_Z1kPf",
+                         .display_name = "k(float*)",
+                         .registers = 168,
+                         .shared_bytes = 1024,
+                         .executed_families = {{"GMMA", 4096}},
+                         .launched = eval::LaunchResources{.launches = 20,
+                                                           .registers_per_thread = 168,
+                                                           .static_shared_bytes = 1024,
+                                                           .dynamic_shared_bytes = 229376,
+                                                           .grid = {132, 1, 1},
+                                                           .block = {384, 1, 1}}});
+  t.turns[0].feedback = t.messages[3].content;
+  return t;
+}
+
+void write_sample_fixit(const std::filesystem::path& dir) {
+  fixit::MinedRow mined{
+      .id = "m-1",
+      .source = {.run = "runs/base", .trajectory = "t1", .turn = 2, .model = "model-a"},
+      .task = "gemm_n7168_k5120",
+      .verdict = eval::Verdict::kIncorrectNumerical,
+      .code = "__global__ void k() { bad(); }\n",
+      .feedback = "max abs error 3.5 " + std::string(kHostileMarkup),
+      .error_text = "INCORRECT_NUMERICAL: out differs"};
+  fixit::RepairRow repair{.mined_id = "m-1",
+                          .teacher = "teacher-x",
+                          .status = fixit::RepairStatus::kRepaired,
+                          .turns = 1,
+                          .chosen_turn = 1,
+                          .code = "__global__ void k() { good(); }\n"};
+  repair.evaluation.verdict = eval::Verdict::kPassed;
+  fixit::VerifiedRow verified{
+      .mined_id = "m-1", .status = fixit::VerifyStatus::kVerified, .reason = "PASSED on the GPU"};
+  verified.evaluation.verdict = eval::Verdict::kPassed;
+  fixit::ExplainedRow explained{.mined_id = "m-1",
+                                .explainer = "teacher-x",
+                                .length_bin = "short",
+                                .reasoning = "bad() reads past the tile",
+                                .attempts = 1};
+  std::filesystem::create_directories(dir);
+  util::write_file_atomic(dir / "mined.jsonl", fixit::to_json(mined).dump() + "\n");
+  util::write_file_atomic(dir / "repairs.jsonl", fixit::to_json(repair).dump() + "\n");
+  util::write_file_atomic(dir / "verified.jsonl", fixit::to_json(verified).dump() + "\n");
+  util::write_file_atomic(dir / "explained.jsonl", fixit::to_json(explained).dump() + "\n");
 }
 
 std::optional<std::filesystem::path> shared_published_dir() {

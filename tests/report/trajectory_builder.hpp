@@ -56,6 +56,22 @@ std::vector<std::filesystem::path> write_sample_runs(const std::filesystem::path
 // $PTXBENCH_PUBLISHED_DIR, else ../shared/published/ptxbench-2026 beside the source tree.
 std::optional<std::filesystem::path> shared_published_dir();
 
+// Markup a model might write, to show it is displayed as text and never run: a script, a
+// textarea end, an image whose error handler and an anchor that would mark the page's body
+// data-pwned="1" if any of it executed.
+inline constexpr std::string_view kHostileMarkup =
+    "</textarea></pre><script>document.body.setAttribute('data-pwned','1')</script>"
+    "<img src=x onerror=\"document.body.setAttribute('data-pwned','1')\">";
+
+// A two-turn trajectory whose model name, replies, feedback and compile log all carry
+// kHostileMarkup; its turn 2 passes with kernels as launched, families with FLOP shares, a timed
+// workload with its speed of light, tokens and cost, so every part of a viewer page has content.
+agent::Trajectory make_hostile_trajectory();
+
+// A Fixit folder with one mined failure and its repair, verification and explanation (the
+// failure's feedback carries kHostileMarkup): FIXIT/{mined,repairs,verified,explained}.jsonl.
+void write_sample_fixit(const std::filesystem::path& dir);
+
 // Shorthands for turn lists.
 TurnSpec passed(double speedup);
 TurnSpec fails(eval::Verdict verdict);

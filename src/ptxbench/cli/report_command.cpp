@@ -1,6 +1,7 @@
 // `ptxbench report RUN_DIR... [--out DIR] [--turns 1,4,8] [--compare A:B] [--published FILE...]
-// [--prices FILE]`: tables and plots of one or more runs (summary.md, report.html, plots/*.svg,
-// tables/*.{csv,json}). docs/reports.md defines every metric.
+// [--prices FILE] [--fixit DIR...]`: tables and plots of one or more runs (summary.md,
+// report.html, leaderboard.html, plots/*.svg, tables/*.{csv,json}) and the trajectory viewer
+// (view/index.html). docs/reports.md defines every metric.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -21,6 +22,8 @@ struct ReportFlags {
   std::vector<std::string> published;
   std::string prices;
   std::string tasks_dir;
+  std::vector<std::string> fixit;
+  bool no_viewer = false;
   std::uint64_t seed = report::ReportOptions{}.bootstrap_seed;
   int resamples = report::ReportOptions{}.bootstrap_resamples;
   bool quiet = false;
@@ -50,6 +53,8 @@ int run_report(const ReportFlags& flags) {
   for (const auto& file : flags.published) options.published_files.emplace_back(file);
   options.prices_file = flags.prices;
   options.tasks_dir = flags.tasks_dir;
+  for (const auto& dir : flags.fixit) options.fixit_dirs.emplace_back(dir);
+  options.viewer = !flags.no_viewer;
   options.bootstrap_seed = flags.seed;
   options.bootstrap_resamples = flags.resamples;
   if (!flags.quiet) {
@@ -67,6 +72,10 @@ int run_report(const ReportFlags& flags) {
   fmt::print("{} trajectories\nreport:  {}\nsummary: {}\ntables:  {}\nplots:   {}\n",
              paths->trajectories, paths->html.string(), paths->summary_markdown.string(),
              (paths->out_dir / "tables").string(), (paths->out_dir / "plots").string());
+  fmt::print("leaderboard: {}\n", paths->leaderboard.string());
+  if (!paths->viewer_index.empty()) {
+    fmt::print("viewer:  {} ({} pages)\n", paths->viewer_index.string(), paths->viewer_items);
+  }
   return kExitOk;
 }
 
@@ -96,6 +105,12 @@ void add_report_command(CLI::App& app, CommandContext& context) {
       ->check(CLI::ExistingFile);
   sub->add_option("--tasks", flags->tasks_dir,
                   "task suite for trajectories that do not record their split");
+  sub->add_option("--fixit", flags->fixit,
+                  "a Fixit folder whose rows the viewer shows beside the trajectories "
+                  "(repeatable)")
+      ->check(CLI::ExistingDirectory);
+  sub->add_flag("--no-viewer", flags->no_viewer,
+                "tables and plots only: no view/ pages (a page per trajectory)");
   sub->add_option("--seed", flags->seed, "bootstrap seed");
   sub->add_option("--bootstrap", flags->resamples, "bootstrap resamples (0: no speedup intervals)")
       ->check(CLI::Range(0, 1000000));

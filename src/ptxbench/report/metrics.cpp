@@ -9,12 +9,18 @@ namespace ptxbench::report {
 TrajectoryState state_within(const TrajectoryRecord& trajectory, int turn_limit) {
   TrajectoryState state;
   bool not_run = false;
+  bool judged_before_not_run = false;  // a turn was judged before the first NOT_RUN one
   for (const auto& turn : trajectory.turns) {
     if (turn.turn > turn_limit) break;
     state.compiled = state.compiled || turn.compiled;
     // INSTRUCTIONS_ABSENT without a GPU: whether it computes the right answer is unknown too.
-    not_run = not_run || turn.verdict == eval::Verdict::kNotRun ||
-              turn.verdict == eval::Verdict::kInstructionsAbsent;
+    const bool unjudged = turn.verdict == eval::Verdict::kNotRun ||
+                          turn.verdict == eval::Verdict::kInstructionsAbsent;
+    if (unjudged) {
+      not_run = true;
+    } else if (!not_run) {
+      judged_before_not_run = true;
+    }
     state.unseen_judged = state.unseen_judged || turn.unseen_correct.has_value();
     if (!turn.correct()) continue;
     state.correct_unseen = state.correct_unseen || turn.unseen_correct.value_or(false);
@@ -28,7 +34,8 @@ TrajectoryState state_within(const TrajectoryRecord& trajectory, int turn_limit)
           std::max(state.best_speed_of_light.value_or(*turn.speed_of_light), *turn.speed_of_light);
     }
   }
-  state.measured = state.correct || !not_run;
+  state.measured = state.correct || !not_run || judged_before_not_run;
+  state.carried = !state.correct && not_run && judged_before_not_run;
   return state;
 }
 
@@ -43,6 +50,7 @@ MetricsAt metrics_at(const TrajectorySet& trajectories, int turn_limit,
       ++m.not_measured;
       continue;
     }
+    m.carried += state.carried;
     m.correct.k += state.correct;
     m.verified.k += state.verified;
     m.verified_any.k += state.verified_any;

@@ -31,9 +31,12 @@ struct TrajectoryState {
   std::optional<double> best_speedup;  // best headline speedup of a correct turn <= t
   // The largest headline fraction of the speed of light of a correct turn <= t.
   std::optional<double> best_speed_of_light;
-  // False when no turn <= t was correct and one was NOT_RUN (GPU stages not run): whether it
-  // would have been correct is unknown, so it counts in no rate but compiled.
+  // False when no turn <= t was correct and the first turn was NOT_RUN (GPU stages not run):
+  // whether it would have been correct is unknown, so it counts in no rate but compiled.
   bool measured = true;
+  // True when a turn <= t was NOT_RUN but an earlier turn was judged: the trajectory keeps the
+  // state of its last judged turn (not correct), and the tables count it as carried forward.
+  bool carried = false;
 };
 TrajectoryState state_within(const TrajectoryRecord& trajectory, int turn_limit);
 
@@ -44,6 +47,7 @@ struct MetricsAt {
   int trajectories = 0;
   int max_turns = 0;     // largest max_turns the trajectories were run with
   int not_measured = 0;  // trajectories left out of every rate but compiled (state.measured)
+  int carried = 0;       // of the measured ones, those keeping an earlier turn's state
   Proportion compiled;   // of all trajectories; the other rates are of the measured ones
   Proportion correct;
   Proportion verified;

@@ -4,6 +4,7 @@
 #include <set>
 #include <tuple>
 
+#include "ptxbench/report/like_for_like.hpp"
 #include "ptxbench/report/table_columns.hpp"
 #include "ptxbench/report/tables.hpp"
 
@@ -70,7 +71,11 @@ std::vector<Column> published_columns() {
           measure("correct", "correct@t"),
           measure("verified_any",
                   "correct and any requested family executed (published: correct_with_arch)"),
-          number("best_speedup", "largest best speedup over trajectories", 3)};
+          number("best_speedup", "largest best speedup over trajectories", 3),
+          text("like_for_like",
+               "ours: whether the cell's first prompt (median provider-counted tokens) is the "
+               "size of the published prompts (22-31k tokens); published: whether any of our "
+               "cells beside it is")};
 }
 
 Measure published_rate(std::optional<int> k, int n) {
@@ -78,12 +83,12 @@ Measure published_rate(std::optional<int> k, int n) {
   return measure_of(Proportion{.k = *k, .n = n});
 }
 
-void add_published_row(Table& table, const PublishedRow& row) {
+void add_published_row(Table& table, const PublishedRow& row, std::string like = {}) {
   table.add_row({std::string("published"), row.model, row.experiment, row.task, row.arch,
                  std::string(), std::int64_t{row.turn_limit}, std::int64_t{row.trajectories},
                  published_rate(row.correct, row.trajectories),
                  published_rate(row.correct_with_arch, row.trajectories),
-                 optional_number(row.best_speedup)});
+                 optional_number(row.best_speedup), std::move(like)});
 }
 }  // namespace
 
@@ -117,16 +122,25 @@ Table published_side_by_side_table(const ReportData& data) {
       covered.emplace(row.task, row.arch, row.turn_limit);
   }
   for (const auto& [task, arch, t] : covered) {
+    bool any_like = false;
+    std::set<std::string> unlike;  // our contexts beside it that are not like for like
     for (const auto& [key, set] : data.cells) {
       if (key.task != task || key.arch != arch) continue;
       const auto& m = data.metrics(key, t);
+      const auto tokens = median_first_prompt_tokens(set);
+      any_like = any_like || is_like_for_like(tokens);
+      if (!is_like_for_like(tokens)) unlike.insert(key.context);
       table.add_row({std::string("ptxbench"), key.model, key.run, key.task, key.arch, key.context,
                      std::int64_t{t}, std::int64_t{m.trajectories}, measure_of(m.correct),
-                     measure_of(m.verified_any), optional_number(m.max_speedup.value)});
+                     measure_of(m.verified_any), optional_number(m.max_speedup.value),
+                     like_for_like(tokens)});
     }
+    const std::string like =
+        any_like ? std::string("yes")
+                 : fmt::format("no: not like for like with ours ({})", fmt::join(unlike, ", "));
     for (const auto& row : data.published) {
       if (row.task == task && row.arch == arch && row.turn_limit == t)
-        add_published_row(table, row);
+        add_published_row(table, row, like);
     }
   }
   return table;

@@ -3,14 +3,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "ptxbench/agent/trajectory.hpp"
 #include "ptxbench/config.hpp"
+#include "ptxbench/report/leaderboard.hpp"
 #include "ptxbench/report/plots.hpp"
 #include "ptxbench/report/report_data.hpp"
 #include "ptxbench/report/report_page.hpp"
 #include "ptxbench/report/tables.hpp"
+#include "ptxbench/report/view/fixit_page.hpp"
+#include "ptxbench/report/view/viewer.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
 
@@ -169,6 +173,7 @@ std::optional<std::string> no_gpu_banner(const std::vector<TrajectoryRecord>& tr
 ReportPage page_of(const ReportData& data, const ReportOptions& options) {
   ReportPage page{.tables = build_tables(data),
                   .plots = build_plots(data),
+                  .viewer = options.viewer,
                   .bootstrap_resamples = options.bootstrap_resamples,
                   .bootstrap_seed = options.bootstrap_seed};
   std::vector<std::string> labels;
@@ -181,11 +186,50 @@ ReportPage page_of(const ReportData& data, const ReportOptions& options) {
                                    config::kVersion));
   page.warnings = data.runs.warnings;
   if (auto banner = no_gpu_banner(data.runs.trajectories)) page.banners.push_back(*banner);
+  Table leaderboard = leaderboard_table(data);
+  leaderboard.on_page = false;  // its own page, leaderboard.html
+  page.tables.push_back(std::move(leaderboard));
   return page;
 }
 
+util::Expected<agent::Trajectory> read_whole(const fs::path& source) {
+  auto text = util::read_file(source);
+  if (!text) return text.error();
+  json document = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (document.is_discarded()) return invalid("not valid JSON");
+  return agent::trajectory_from_json(document);
+}
+
+// One page per trajectory (each file read again, whole this time, and dropped once written) and
+// per Fixit row, then the index.
+std::vector<fs::path> write_viewer(const ReportData& data,
+                                   const std::vector<view::FixitCase>& fixit_cases,
+                                   const ReportOptions& options, ReportPaths& paths) {
+  view::ViewerWriter viewer(paths.out_dir);
+  std::size_t done = 0;
+  for (const auto& record : data.runs.trajectories) {
+    auto trajectory = read_whole(record.source);
+    if (!trajectory) {
+      paths.warnings.push_back(fmt::format("{}: no viewer page: {}", record.source.string(),
+                                           trajectory.error().message));
+      continue;
+    }
+    viewer.add_trajectory(*trajectory, record.run);
+    if (options.progress && ++done % options.progress_every == 0) {
+      options.progress(fmt::format("viewer: {} trajectory pages", done));
+    }
+  }
+  for (const auto& c : fixit_cases) {
+    viewer.add_item(view::fixit_item(c), view::fixit_page(c, "../index.html"));
+  }
+  paths.viewer_items = viewer.items();
+  paths.viewer_index = paths.out_dir / view::kViewDir / "index.html";
+  return viewer.finish();
+}
+
 // Writes every file of the page into paths.out_dir, report.json last (it lists the others).
-void write_files(const ReportPage& page, const json& options, ReportPaths& paths) {
+void write_files(const ReportPage& page, const json& options,
+                 const std::vector<fs::path>& viewer_files, ReportPaths& paths) {
   json report{{"ptxbench_report_format", kReportFormat},
               {"ptxbench_version", config::kVersion},
               {"options", options},
@@ -207,10 +251,16 @@ void write_files(const ReportPage& page, const json& options, ReportPaths& paths
   for (const auto& plot : page.plots) {
     paths.plots.push_back(write(fs::path("plots") / (plot.id + ".svg"),
                                 "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + plot.svg));
-    report["plots"].push_back({{"id", plot.id}, {"title", plot.title}});
+    report["plots"].push_back({{"id", plot.id}, {"title", plot.title}, {"empty", plot.empty}});
   }
   paths.summary_markdown = write("summary.md", render_markdown(page));
   paths.html = write("report.html", render_html(page));
+  for (const auto& table : page.tables) {
+    if (table.name != "leaderboard") continue;
+    paths.leaderboard =
+        write("leaderboard.html", leaderboard_html(table, page.facts.empty() ? "" : page.facts[0]));
+  }
+  for (const auto& file : viewer_files) report["files"].push_back(file.generic_string());
   paths.json = paths.out_dir / "report.json";
   report["files"].push_back("report.json");
   util::write_file_atomic(paths.json, report.dump(1));
@@ -223,6 +273,13 @@ util::Expected<ReportPaths> write_report(const std::vector<fs::path>& run_dirs,
   if (auto problem = check_options(run_dirs, options)) return *problem;
   auto data = gather(run_dirs, options);
   if (!data) return data.error();
+  std::vector<view::FixitCase> fixit_cases;
+  for (const auto& dir : options.fixit_dirs) {
+    auto cases = view::read_fixit_cases(dir);
+    if (!cases) return cases.error();
+    fixit_cases.insert(fixit_cases.end(), std::make_move_iterator(cases->begin()),
+                       std::make_move_iterator(cases->end()));
+  }
   if (options.progress) options.progress("computing tables and plots");
   const ReportPage page = page_of(*data, options);
 
@@ -236,7 +293,9 @@ util::Expected<ReportPaths> write_report(const std::vector<fs::path>& run_dirs,
     return invalid(fmt::format("{}: cannot create: {}", paths.out_dir.string(), error.message()));
   }
   remove_previous_report(paths.out_dir);
-  write_files(page, options_json(options, *data), paths);
+  std::vector<fs::path> viewer_files;
+  if (options.viewer) viewer_files = write_viewer(*data, fixit_cases, options, paths);
+  write_files(page, options_json(options, *data), viewer_files, paths);
   return paths;
 }
 

@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
+#include <optional>
 #include <utility>
 
+#include "ptxbench/eval/evaluation.hpp"
 #include "ptxbench/report/svg.hpp"
+#include "ptxbench/report/view/viewer.hpp"
 
 namespace ptxbench::report {
 namespace {
@@ -71,7 +75,9 @@ std::vector<std::pair<std::string, std::string>> method_notes(const ReportPage& 
                    page.bootstrap_resamples, page.bootstrap_seed)},
       {"NOT_RUN",
        "compiled and statically checked, but the GPU stages did not run on that "
-       "machine: never counted as correct."},
+       "machine: never counted as correct. A trajectory whose first turns were judged and a "
+       "later one was NOT_RUN keeps the state of its last judged turn at later turn limits "
+       "(counted in the column carried); one with no judged turn is not measured."},
   };
 }
 
@@ -80,7 +86,7 @@ std::string_view kStyle = R"css(
 * { box-sizing: border-box; }
 body { margin: 0; background: #fafafa; color: #1d1d1d;
   font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
-main { max-width: 1640px; margin: 0 auto; padding: 24px 28px 64px; }
+main { max-width: 1400px; margin: 0 auto; padding: 24px 28px 64px; }
 h1 { font-size: 26px; margin: 0 0 6px; }
 h2 { font-size: 20px; margin: 36px 0 10px; padding-bottom: 4px; border-bottom: 2px solid #d9d9d9; }
 h3 { font-size: 15px; margin: 22px 0 6px; }
@@ -94,7 +100,13 @@ figure { margin: 0; background: #fff; border: 1px solid #e2e2e2; border-radius: 
 svg.chart { display: block; width: 100%; max-width: 900px; height: auto; margin: 0 auto; }
 .table-wrap { overflow-x: auto; background: #fff; border: 1px solid #e2e2e2; border-radius: 6px; }
 table { border-collapse: collapse; font-size: 12.5px; width: 100%; }
-th, td { padding: 4px 8px; border-bottom: 1px solid #eee; white-space: nowrap; text-align: left; }
+th, td { padding: 3px 6px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
+td .v, td .ci, td .n { white-space: nowrap; }
+th { white-space: normal; overflow-wrap: anywhere; min-width: 3em; }
+td { overflow-wrap: break-word; }
+a.cell { color: inherit; text-decoration: none; display: block; }
+a.cell:hover { background: #e8f1fb; text-decoration: underline; }
+p.empty-plots { color: #555; font-style: italic; margin: 4px 0 10px; }
 th { background: #f1f3f5; position: sticky; top: 0; font-weight: 600; cursor: help; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 tbody tr:nth-child(even) { background: #fbfbfc; }
@@ -135,16 +147,76 @@ bool has_content(const ReportPage& page, const Section& section) {
   return !tables_of(page, section, true).empty() || !plots_of(page, section).empty();
 }
 
-std::string html_table(const Table& table) {
+// The index filters that select the trajectories behind a cell: the row's key columns, and for a
+// column named after a verdict (the error taxonomy), that verdict. Published rows link nowhere.
+CellLink viewer_link(const Table& table) {
+  static const std::vector<std::string> kKeys{"run", "model", "task", "arch", "context", "split"};
+  std::vector<std::pair<std::string, std::size_t>> keys;
+  std::optional<std::size_t> source;
+  for (std::size_t i = 0; i < table.columns.size(); ++i) {
+    const auto& name = table.columns[i].name;
+    if (std::find(kKeys.begin(), kKeys.end(), name) != kKeys.end()) keys.emplace_back(name, i);
+    if (name == "source") source = i;
+  }
+  if (keys.empty()) return nullptr;
+  return [&table, keys, source](std::size_t r, std::size_t c) -> std::string {
+    const auto& row = table.rows[r];
+    auto text_at = [&row](std::size_t i) {
+      const auto* t = row[i].text();
+      return t ? *t : std::string();
+    };
+    if (source && text_at(*source) == "published") return {};
+    std::vector<std::pair<std::string, std::string>> filters{{"kind", "trajectory"}};
+    for (const auto& [key, i] : keys) {
+      const std::string value = text_at(i);
+      if (value != "unknown") filters.emplace_back(key, value);
+    }
+    const auto& column = table.columns[c].name;
+    if (eval::parse_verdict(column)) filters.emplace_back("verdict", column);
+    return view::index_link(filters);
+  };
+}
+
+std::string html_table(const Table& table, bool viewer) {
+  const CellLink link = viewer ? viewer_link(table) : nullptr;
   std::string out =
       fmt::format("<h3 id=\"table-{}\">{}</h3>\n<p class=\"desc\">{}</p>\n", xml_escape(table.name),
                   xml_escape(table.title), xml_escape(table.description));
   if (table.rows.size() > kOpenTableRows) {
     out += fmt::format("<details><summary>{} rows (also tables/{}.csv)</summary>\n{}</details>\n",
-                       table.rows.size(), xml_escape(table.name), to_html(table));
+                       table.rows.size(), xml_escape(table.name), to_html(table, link));
   } else {
-    out += to_html(table);
+    out += to_html(table, link);
   }
+  return out;
+}
+
+// Plots with data as figures; those with nothing to draw as one line per reason, so a report
+// without GPU stages is not a wall of empty frames.
+std::string plots_html(const std::vector<const Plot*>& plots) {
+  std::string figures;
+  std::vector<std::pair<std::string, std::vector<std::string>>> empty;  // reason -> titles
+  for (const auto* plot : plots) {
+    if (plot->empty.empty()) {
+      figures += fmt::format("<figure>\n{}</figure>\n", plot->svg);
+      continue;
+    }
+    auto found = std::find_if(empty.begin(), empty.end(),
+                              [plot](const auto& e) { return e.first == plot->empty; });
+    if (found == empty.end()) {
+      empty.emplace_back(plot->empty, std::vector<std::string>{});
+      found = std::prev(empty.end());
+    }
+    found->second.push_back(plot->title);
+  }
+  std::string out;
+  for (const auto& [reason, titles] : empty) {
+    out += fmt::format(
+        "<details class=\"empty-plots\"><summary>Nothing to draw in {} plot(s): {}</summary>"
+        "<p class=\"empty-plots\">{}.</p></details>\n",
+        titles.size(), xml_escape(reason), xml_escape(fmt::format("{}", fmt::join(titles, "; "))));
+  }
+  if (!figures.empty()) out += "<div class=\"figures\">\n" + figures + "</div>\n";
   return out;
 }
 
@@ -164,7 +236,14 @@ std::string render_html(const ReportPage& page) {
       out += fmt::format("<a href=\"#{}\">{}</a>", section.id, xml_escape(section.title));
     }
   }
-  out += "<a href=\"#method\">Method</a></nav>\n";
+  out += "<a href=\"#method\">Method</a>";
+  if (page.viewer) {
+    out += fmt::format(
+        "<a href=\"{}\">Trajectory viewer</a><a href=\"leaderboard.html\">"
+        "Leaderboard</a>",
+        view::index_link({}));
+  }
+  out += "</nav>\n";
   for (const auto& banner : page.banners)
     out += fmt::format("<p class=\"banner\">{}</p>\n", xml_escape(banner));
   if (!page.warnings.empty()) {
@@ -183,13 +262,8 @@ std::string render_html(const ReportPage& page) {
   for (const auto& section : sections()) {
     if (!has_content(page, section)) continue;
     out += fmt::format("<section id=\"{}\">\n<h2>{}</h2>\n", section.id, xml_escape(section.title));
-    const auto plots = plots_of(page, section);
-    if (!plots.empty()) {
-      out += "<div class=\"figures\">\n";
-      for (const auto* plot : plots) out += fmt::format("<figure>\n{}</figure>\n", plot->svg);
-      out += "</div>\n";
-    }
-    for (const auto* table : tables_of(page, section, true)) out += html_table(*table);
+    out += plots_html(plots_of(page, section));
+    for (const auto* table : tables_of(page, section, true)) out += html_table(*table, page.viewer);
     out += "</section>\n";
   }
   out += "<section id=\"method\">\n<h2>Method</h2>\n<dl class=\"method\">\n";
@@ -217,8 +291,17 @@ std::string render_markdown(const ReportPage& page) {
   for (const auto& section : sections()) {
     if (!has_content(page, section)) continue;
     out += fmt::format("\n## {}\n", section.title);
+    std::vector<std::string> empty;
     for (const auto* plot : plots_of(page, section)) {
+      if (!plot->empty.empty()) {
+        empty.push_back(fmt::format("{} ({})", plot->title, plot->empty));
+        continue;
+      }
       out += fmt::format("\n![{}](plots/{}.svg)\n", plot->title, plot->id);
+    }
+    if (!empty.empty()) {
+      out += fmt::format("\n*Nothing to draw in {} plot(s):* {}.\n", empty.size(),
+                         fmt::join(empty, "; "));
     }
     for (const auto* table : tables_of(page, section, true)) {
       out += fmt::format("\n### {}\n\n{}\n\n{}", table->title, table->description,
@@ -229,6 +312,11 @@ std::string render_markdown(const ReportPage& page) {
   for (const auto& [term, text] : method_notes(page))
     out += fmt::format("- **{}**: {}\n", term, text);
   out += "\nEvery table is also in `tables/` as CSV and JSON, every plot in `plots/` as SVG.\n";
+  if (page.viewer) {
+    out +=
+        "Every trajectory is a page of the viewer, `view/index.html`; the leaderboard is "
+        "`leaderboard.html`.\n";
+  }
   return out;
 }
 

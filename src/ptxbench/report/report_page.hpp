@@ -1,6 +1,7 @@
 // The two human-readable forms of a report: summary.md (Markdown tables, plots linked from
-// plots/) and report.html (one self-contained file: inline CSS and SVG, no scripts, no fonts or
-// other files fetched, so it opens from disk and prints).
+// plots/) and report.html (inline CSS and SVG, no scripts, no fonts or other files fetched, so
+// it opens from disk and prints). With a viewer, every table cell that counts trajectories links
+// to them in view/index.html, and the page links to leaderboard.html.
 #pragma once
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@ struct ReportPage {
   std::vector<std::string> banners;   // shown above everything: what the numbers cannot say
   std::vector<Table> tables;
   std::vector<Plot> plots;
+  bool viewer = false;  // view/ and leaderboard.html were written beside the page
   int bootstrap_resamples = 0;
   unsigned long long bootstrap_seed = 0;
 };

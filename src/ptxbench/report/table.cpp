@@ -232,18 +232,28 @@ std::string html_cell(const Cell& cell, const Column& column) {
 }  // namespace
 
 std::string to_html(const Table& table) {
+  return to_html(table, nullptr);
+}
+
+std::string to_html(const Table& table, const CellLink& link) {
   std::string out = "<div class=\"table-wrap\"><table>\n<thead><tr>";
   for (const auto& column : table.columns) {
     out += fmt::format("<th title=\"{}\"{}>{}</th>", xml_escape(column.description),
                        right_aligned(column.kind) ? " class=\"num\"" : "", xml_escape(column.name));
   }
   out += "</tr></thead>\n<tbody>\n";
-  for (const auto& row : table.rows) {
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    const auto& row = table.rows[r];
     out += "<tr>";
     for (std::size_t i = 0; i < row.size(); ++i) {
-      out +=
-          fmt::format("<td{}>{}</td>", right_aligned(table.columns[i].kind) ? " class=\"num\"" : "",
-                      html_cell(row[i], table.columns[i]));
+      std::string cell = html_cell(row[i], table.columns[i]);
+      const std::string href =
+          link && row[i].kind() != Cell::Kind::kEmpty ? link(r, i) : std::string();
+      if (!href.empty()) {
+        cell = fmt::format("<a class=\"cell\" href=\"{}\">{}</a>", xml_escape(href), cell);
+      }
+      out += fmt::format("<td{}>{}</td>",
+                         right_aligned(table.columns[i].kind) ? " class=\"num\"" : "", cell);
     }
     out += "</tr>\n";
   }

@@ -3,6 +3,7 @@
 // the page and five in the exports: X, X_lo, X_hi, X_k, X_n.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,6 +81,9 @@ std::string to_csv(const Table& table);
 nlohmann::json to_json(const Table& table);  // {"name", "title", "description", "columns", "rows"}
 std::string to_markdown(const Table& table);
 std::string to_html(const Table& table);
+// With a link per cell (relative URL, "" for none): a non-empty cell links to what it counts.
+using CellLink = std::function<std::string(std::size_t row, std::size_t column)>;
+std::string to_html(const Table& table, const CellLink& link);
 
 // The page form of one cell: "0.75 [0.47, 0.91] 9/12", "1.23 [1.01, 1.40] n=7", "–".
 std::string display(const Cell& cell, const Column& column);

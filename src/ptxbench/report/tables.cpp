@@ -56,6 +56,9 @@ Table correctness_table(const ReportData& data) {
           integer("not_measured",
                   "trajectories not correct within t turns whose GPU stages did not run "
                   "(NOT_RUN): left out of every rate but compiled"),
+          integer("carried",
+                  "trajectories counted with the state of their last judged turn: a later turn "
+                  "within t compiled but its GPU stages did not run (NOT_RUN)"),
           integer("max_turns",
                   "largest turn budget the trajectories ran with (t beyond it adds nothing)"),
           measure("compiled", "share with a candidate that compiled within t turns"),
@@ -85,7 +88,7 @@ Table correctness_table(const ReportData& data) {
       const auto& m = data.metrics(key, t);
       auto row = key_cells(key);
       append(row, {std::int64_t{t}, std::int64_t{m.trajectories}, std::int64_t{m.not_measured},
-                   std::int64_t{m.max_turns}, measure_of(m.compiled),
+                   std::int64_t{m.carried}, std::int64_t{m.max_turns}, measure_of(m.compiled),
                    measure_of(m.correct, m.not_measured), measure_of(m.verified, m.not_measured),
                    measure_of(m.verified_any, m.not_measured), unseen_measure(m), rule});
       table.add_row(std::move(row));
