@@ -204,12 +204,20 @@ TEST_F(ServeHostile, ConnectionsTricklingHeadersDoNotBlockOthers) {
     ASSERT_TRUE(slow.back().send("GET /v1/tasks HTTP/1.1\r\nHost: 127.0.0.1\r\n"));
   }
   std::atomic<bool> trickling{true};
-  std::thread trickle([&] {
-    for (int line = 0; trickling && line < 100; ++line) {
-      for (auto& c : slow) c.send("X-Slow: " + std::to_string(line) + "\r\n");
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // Joined however the test ends (a failed ASSERT returns early).
+  struct Trickle {
+    std::atomic<bool>& on;
+    std::thread thread;
+    ~Trickle() {
+      on = false;
+      thread.join();
     }
-  });
+  } trickle{trickling, std::thread([&] {
+              for (int line = 0; trickling && line < 100; ++line) {
+                for (auto& c : slow) c.send("X-Slow: " + std::to_string(line) + "\r\n");
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+              }
+            })};
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // every slow one is connected
   httplib::Client health("127.0.0.1", port);
   health.set_read_timeout(2, 0);
@@ -226,8 +234,6 @@ TEST_F(ServeHostile, ConnectionsTricklingHeadersDoNotBlockOthers) {
     EXPECT_EQ(tasks->status, 200);
     EXPECT_LT(Clock::now() - start, std::chrono::seconds(2));
   }
-  trickling = false;
-  trickle.join();
 }
 
 // A head not complete within --header-timeout is answered 408 and its connection closed.
@@ -239,6 +245,20 @@ TEST_F(ServeHostile, AHeadThatTakesTooLongIsCutOff) {
   ASSERT_TRUE(slow.send("GET /v1/health HTTP/1.1\r\n"));
   for (int i = 0; i < 30 && slow.send("X-Slow: 1\r\n"); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const auto answer = slow.receive();
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 408")) << answer;
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(3));
+}
+
+// An authenticated body that stops coming is answered 408 after --body-timeout.
+TEST_F(ServeHostile, ABodyThatTakesTooLongIsCutOff) {
+  const int port = start({"--body-timeout", "1"});
+  ASSERT_GT(port, 0) << serve_->log();
+  RawConnection slow(port, std::chrono::seconds(4));
+  const auto start = Clock::now();
+  ASSERT_TRUE(slow.send(std::string("POST /v1/env/reset HTTP/1.1\r\nHost: 127.0.0.1\r\n") +
+                        "Authorization: Bearer " + kServeToken +
+                        "\r\nContent-Length: 100\r\n\r\n{\"arch\":"));
   const auto answer = slow.receive();
   EXPECT_TRUE(answer.starts_with("HTTP/1.1 408")) << answer;
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(3));
@@ -309,20 +329,19 @@ TEST_F(ServeHostile, ResetFieldsAreRangeChecked) {
 // honest client asks for its health and tasks and submits evaluations: every honest request is
 // answered, each within 2 s. PTXBENCH_HOSTILE_SECONDS lengthens it (default 4).
 TEST_F(ServeHostile, HonestClientsAreServedUnderAttack) {
-  const int port =
-      start({"--max-body-bytes", "1048576", "--header-timeout", "2", "--queue-capacity", "1000"},
-            fast_nvcc());
+  const int port = start({"--max-body-bytes", "1048576", "--queue-capacity", "1000"}, fast_nvcc());
   ASSERT_GT(port, 0) << serve_->log();
   const char* given = std::getenv("PTXBENCH_HOSTILE_SECONDS");
   const auto length = std::chrono::seconds(given ? std::max(1, std::atoi(given)) : 4);
   const auto until = Clock::now() + length;
   std::atomic<int> attacks{0};
   std::vector<std::thread> attackers;
-  // Slow heads: 24 connections trickling header lines, reconnecting when cut off.
+  // Slow heads: 40 connections (more than the request threads) trickling header lines,
+  // reconnecting when cut off.
   attackers.emplace_back([&] {
     std::vector<RawConnection> slow;
     while (Clock::now() < until) {
-      while (slow.size() < 24) {
+      while (slow.size() < 40) {
         slow.emplace_back(port, std::chrono::milliseconds(200));
         slow.back().send("GET /v1/tasks HTTP/1.1\r\n");
       }

@@ -64,12 +64,13 @@ class ServeProcess {
     for (auto& v : variables) envp.push_back(v.data());
     argv.push_back(nullptr);
     envp.push_back(nullptr);
-    // Its stderr goes to dir/serve.log (log()) as well as nowhere else; a test prints it when it
-    // needs to.
+    // Its stderr goes to dir/serve.log (log()); a test prints it when it needs to.
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 2, log_.c_str(), O_WRONLY | O_CREAT | O_APPEND,
-                                     0600);
+    // stdout too: a service left running by a test that died must not hold the test's pipe.
+    for (int fd : {1, 2})
+      posix_spawn_file_actions_addopen(&actions, fd, log_.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                       0600);
     if (posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data()) != 0) pid_ = -1;
     posix_spawn_file_actions_destroy(&actions);
   }
