@@ -1,13 +1,16 @@
 // `ptxbench serve` as a separate process on a free port, with a journal and a clients file in
 // a folder of the test; killed (SIGKILL) if a test leaves it running.
 #pragma once
+#include <fcntl.h>
 #include <httplib.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <iterator>
 #include <map>
@@ -26,19 +29,29 @@ namespace ptxbench::testing {
 
 inline constexpr const char* kServeToken = "process-test-token-0123456789";
 
+// The executable under test: this build's, or PTXBENCH_SERVE_UNDER_TEST (another build's, e.g.
+// the one before a fix, to see a test fail there).
+inline std::string serve_executable() {
+  const char* other = std::getenv("PTXBENCH_SERVE_UNDER_TEST");
+  return other && *other ? other : PTXBENCH_EXE;
+}
+
 class ServeProcess {
  public:
-  // `dir` holds `tokens` (written here), `journal/` and `port`; `env` overrides variables.
+  // `dir` holds `tokens` (written here), `journal/` and `port`; `env` overrides variables;
+  // `--port` or `--journal` in `flags` replace the defaults (a free port, dir/journal).
   ServeProcess(const std::filesystem::path& dir, std::vector<std::string> flags,
                const std::map<std::string, std::string>& env = {})
-      : port_file_(dir / "port") {
+      : port_file_(dir / "port"), log_(dir / "serve.log") {
     std::filesystem::remove(port_file_);
     util::write_file_atomic(dir / "tokens", std::string("tester ") + kServeToken + " 8\n");
-    std::vector<std::string> args{PTXBENCH_EXE,  "serve",
-                                  "--port",      "0",
-                                  "--port-file", port_file_.string(),
-                                  "--journal",   (dir / "journal").string(),
-                                  "--tokens",    (dir / "tokens").string()};
+    auto given = [&](const char* name) {
+      return std::find(flags.begin(), flags.end(), name) != flags.end();
+    };
+    std::vector<std::string> args{serve_executable(),  "serve",    "--port-file",
+                                  port_file_.string(), "--tokens", (dir / "tokens").string()};
+    if (!given("--port")) args.insert(args.end(), {"--port", "0"});
+    if (!given("--journal")) args.insert(args.end(), {"--journal", (dir / "journal").string()});
     args.insert(args.end(), flags.begin(), flags.end());
     std::vector<std::string> variables;
     for (char** e = environ; *e != nullptr; ++e) {
@@ -51,7 +64,15 @@ class ServeProcess {
     for (auto& v : variables) envp.push_back(v.data());
     argv.push_back(nullptr);
     envp.push_back(nullptr);
-    if (posix_spawn(&pid_, argv[0], nullptr, nullptr, argv.data(), envp.data()) != 0) pid_ = -1;
+    // Its stderr goes to dir/serve.log (log()); a test prints it when it needs to.
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    // stdout too: a service left running by a test that died must not hold the test's pipe.
+    for (int fd : {1, 2})
+      posix_spawn_file_actions_addopen(&actions, fd, log_.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                       0600);
+    if (posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data()) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
   }
   ~ServeProcess() {
     if (pid_ > 0) {
@@ -81,6 +102,11 @@ class ServeProcess {
     http->set_read_timeout(60, 0);
     return http;
   }
+  pid_t pid() const { return pid_; }
+  std::string log() const {
+    auto text = util::read_file(log_);
+    return text ? *text : "";
+  }
   void signal(int number) const {
     if (pid_ > 0) ::kill(pid_, number);
   }
@@ -105,7 +131,7 @@ class ServeProcess {
   }
 
  private:
-  std::filesystem::path port_file_;
+  std::filesystem::path port_file_, log_;
   pid_t pid_ = -1;
   int status_ = 0;
 };

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iterator>
+#include <memory>
 #include <thread>
 
 #include "ptxbench/cli/command.hpp"
@@ -39,6 +40,12 @@ struct ServeFlags {
   SettingsFlags settings;
   std::string fixit;  // the RL environment's retrieval level: verified repairs of this folder
   int retrieve_k = 3;
+  serve::FrontLimits http;
+  int header_timeout_seconds = 10, body_timeout_seconds = 60;
+  serve::SessionLimits sessions;
+  int session_idle_seconds = 3600;
+  std::size_t keep_done = 10'000;
+  int keep_done_seconds = 7 * 24 * 3600;
 };
 
 // The service offers every setting but kept artefacts: its stream never ends.
@@ -121,17 +128,35 @@ int run_serve(const ServeFlags& flags) {
   const auto drain_timeout = std::chrono::seconds(flags.drain_timeout_seconds);
   util::let_children_finish_on_stop(drain_timeout + std::chrono::seconds(10));
 
-  serve::Service service(
-      {.host = flags.host,
-       .port = flags.port,
-       .journal_dir = flags.journal,
-       .context_dir = flags.context_dir.empty() ? prompt::default_context_dir()
-                                                : std::filesystem::path(flags.context_dir),
-       .limits = {.capacity = flags.queue_capacity, .workers = workers},
-       .max_body_bytes = flags.max_body_bytes,
-       .reward = reward,
-       .retrieval = std::move(retrieval)},
-      *suite, std::move(*tokens), serve::evaluate_through(engine));
+  auto http = flags.http;
+  http.header_timeout = std::chrono::seconds(flags.header_timeout_seconds);
+  http.body_timeout = std::chrono::seconds(flags.body_timeout_seconds);
+  auto sessions = flags.sessions;
+  sessions.idle_timeout = std::chrono::seconds(flags.session_idle_seconds);
+  std::unique_ptr<serve::Service> held;
+  try {
+    held = std::make_unique<serve::Service>(
+        serve::ServiceOptions{
+            .host = flags.host,
+            .port = flags.port,
+            .journal_dir = flags.journal,
+            .context_dir = flags.context_dir.empty() ? prompt::default_context_dir()
+                                                     : std::filesystem::path(flags.context_dir),
+            .limits = {.capacity = flags.queue_capacity,
+                       .workers = workers,
+                       .keep_done_count = flags.keep_done,
+                       .keep_done_for = std::chrono::seconds(flags.keep_done_seconds)},
+            .max_body_bytes = flags.max_body_bytes,
+            .http = http,
+            .sessions = sessions,
+            .reward = reward,
+            .retrieval = std::move(retrieval)},
+        *suite, std::move(*tokens), serve::evaluate_through(engine));
+  } catch (const serve::JournalInUse& error) {
+    fmt::print(stderr, "ptxbench serve: --journal {}\n", error.what());
+    return kExitUsage;
+  }
+  auto& service = *held;
   for (const auto& problem : service.queue().recovery_problems())
     fmt::print(stderr, "ptxbench serve: journal: {} (set aside)\n", problem);
   std::string why;
@@ -161,6 +186,50 @@ int run_serve(const ServeFlags& flags) {
   return kExitOk;
 }
 
+// The bounds on clients (docs/serve.md, "Limits"); each is range-checked.
+void add_limit_flags(CLI::App& sub, ServeFlags& flags) {
+  sub.add_option("--http-threads", flags.http.threads,
+                 "Requests answered at once (event streams and RL steps hold one each)")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  sub.add_option("--max-connections", flags.http.max_connections,
+                 "Open connections, all clients together; more are refused with 503")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100'000}))
+      ->capture_default_str();
+  sub.add_option("--max-connections-per-address", flags.http.max_connections_per_peer,
+                 "Open connections from one client address; more are refused with 503")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100'000}))
+      ->capture_default_str();
+  sub.add_option("--header-timeout", flags.header_timeout_seconds,
+                 "Seconds a request's head (and an idle kept-alive connection) may take")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+  sub.add_option("--body-timeout", flags.body_timeout_seconds,
+                 "Seconds a request's body may take after its head")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+  sub.add_option("--session-idle-timeout", flags.session_idle_seconds,
+                 "Seconds an RL session may stay unused before it expires")
+      ->check(CLI::Range(1, 30 * 24 * 3600))
+      ->capture_default_str();
+  sub.add_option("--max-sessions-per-client", flags.sessions.per_client,
+                 "RL sessions one client may hold; more get 429")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}))
+      ->capture_default_str();
+  sub.add_option("--max-sessions", flags.sessions.total,
+                 "RL sessions of all clients (their memory); more get 503")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}))
+      ->capture_default_str();
+  sub.add_option("--keep-done", flags.keep_done,
+                 "Finished evaluations kept for polls (the oldest are removed)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{10'000'000}))
+      ->capture_default_str();
+  sub.add_option("--keep-done-seconds", flags.keep_done_seconds,
+                 "Seconds a finished evaluation is kept")
+      ->check(CLI::Range(1, 365 * 24 * 3600))
+      ->capture_default_str();
+}
+
 }  // namespace
 
 void add_serve_command(CLI::App& app, CommandContext& context) {
@@ -174,18 +243,23 @@ void add_serve_command(CLI::App& app, CommandContext& context) {
       ->capture_default_str();
   sub->add_option("--host", flags->host, "Address to listen on")->capture_default_str();
   sub->add_option("--port", flags->port, "Port to listen on (0: any free port)")
+      ->check(CLI::Range(0, 65535))
       ->capture_default_str();
   sub->add_option("--port-file", flags->port_file, "Write the port listened on to this file");
   sub->add_option("--queue-capacity", flags->queue_capacity,
                   "Evaluations that may wait; more get 429")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}))
       ->capture_default_str();
-  sub->add_option("--max-body-bytes", flags->max_body_bytes, "Larger requests get 413")
+  sub->add_option("--max-body-bytes", flags->max_body_bytes,
+                  "Larger request bodies get 413, whatever their encoding")
+      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30))
       ->capture_default_str();
   sub->add_option("--fixit", flags->fixit,
                   "Fixit folder whose verified repairs the RL environment's retrieval level adds");
   sub->add_option("--retrieve-k", flags->retrieve_k, "Repairs the retrieval level adds")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
+  add_limit_flags(*sub, *flags);
   sub->add_option("--reward", flags->reward,
                   "JSON file of reward weights (compile, correct, executed, speedup, speedup_cap)");
   sub->add_option("--tasks-dir", flags->tasks_dir, "Task suite directory (default: built-in)");

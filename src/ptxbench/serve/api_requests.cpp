@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdint>
 #include <initializer_list>
 #include <string_view>
 
@@ -9,6 +11,8 @@ namespace ptxbench::serve {
 namespace {
 
 using nlohmann::json;
+
+constexpr std::int64_t kMaxTurns = 1000;
 
 util::Expected<json> parse_object(const std::string& body,
                                   std::initializer_list<std::string_view> allowed) {
@@ -96,12 +100,20 @@ util::Expected<ResetRequest> parse_reset(const std::string& body) {
     request.seed = o["seed"].get<std::uint64_t>();
   }
   if (o.contains("max_turns")) {
-    if (!o["max_turns"].is_number_integer() || o["max_turns"].get<int>() < 1)
-      return util::make_error("max_turns: expected a whole number >= 1");
-    request.max_turns = o["max_turns"].get<int>();
+    // Read at full width before narrowing: 4294967297 must not wrap to 1.
+    const auto& turns = o["max_turns"];
+    const bool in_range = turns.is_number_unsigned()
+                              ? turns.get<std::uint64_t>() <= kMaxTurns
+                              : turns.is_number_integer() && turns.get<std::int64_t>() >= 1 &&
+                                    turns.get<std::int64_t>() <= kMaxTurns;
+    if (!in_range || turns.get<std::int64_t>() < 1)
+      return util::make_error(
+          fmt::format("max_turns: expected a whole number from 1 to {}", kMaxTurns));
+    request.max_turns = static_cast<int>(turns.get<std::int64_t>());
   }
   if (o.contains("target_speedup")) {
-    if (!o["target_speedup"].is_number() || o["target_speedup"].get<double>() <= 0)
+    if (!o["target_speedup"].is_number() || !(o["target_speedup"].get<double>() > 0) ||
+        !std::isfinite(o["target_speedup"].get<double>()))
       return util::make_error("target_speedup: expected a number > 0");
     request.target_speedup = o["target_speedup"].get<double>();
   }

@@ -4,12 +4,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 
 #include "ptxbench/prompt/prompt.hpp"
 #include "ptxbench/serve/api_requests.hpp"
 #include "ptxbench/serve/batch_routes.hpp"
+#include "ptxbench/serve/http_front.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
 
@@ -87,17 +92,91 @@ json snapshot_json(const std::string& id, const JobSnapshot& snapshot) {
   return out;
 }
 
-// Wraps a handler that needs a client: 401 without a valid bearer token.
+void reply_unauthorized(Response& res) {
+  res.set_header("WWW-Authenticate", "Bearer");
+  reply_error(res, 401, "Authorization: expected 'Bearer TOKEN' with a token of the service");
+}
+
+std::string too_large(const ApiContext& api) {
+  return fmt::format("body: larger than the service accepts ({} bytes, --max-body-bytes)",
+                     api.max_body_bytes);
+}
+
+// Before any body is read (httplib's pre-routing): the token, then what the head says of the
+// body. A refusal here closes the connection, the body unread.
+httplib::Server::HandlerResponse check_head(ApiContext& api, const Request& req, Response& res) {
+  using httplib::Server;
+  if (req.path == "/v1/health") return Server::HandlerResponse::Unhandled;
+  auto refuse = [&](int status, const std::string& message) {
+    close_connection_after_response();
+    reply_error(res, status, message);
+    return Server::HandlerResponse::Handled;
+  };
+  if (!api.tokens.authenticate(req.get_header_value("Authorization"))) {
+    close_connection_after_response();
+    reply_unauthorized(res);
+    return Server::HandlerResponse::Handled;
+  }
+  if (req.has_header("Content-Length")) {
+    const auto text = req.get_header_value("Content-Length");
+    std::uint64_t length = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), length);
+    if (error != std::errc() || end != text.data() + text.size())
+      return refuse(400, "Content-Length: expected a whole number");
+    if (length > api.max_body_bytes) return refuse(413, too_large(api));
+  }
+  if (req.has_header("Transfer-Encoding")) {
+    auto coding = req.get_header_value("Transfer-Encoding");
+    std::transform(coding.begin(), coding.end(), coding.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (coding != "chunked") return refuse(501, "Transfer-Encoding: only chunked is accepted");
+  }
+  if (req.has_header("Content-Encoding") && req.get_header_value("Content-Encoding") != "identity")
+    return refuse(415, "Content-Encoding: not accepted; send the body uncompressed");
+  if (req.is_multipart_form_data())
+    return refuse(415, "Content-Type: multipart is not accepted; send a JSON body");
+  return Server::HandlerResponse::Unhandled;
+}
+
+// Wraps a handler that needs a client: 401 without a valid bearer token (check_head has
+// refused those already; this gives the handler its client). A body httplib read for a plain
+// handler is held to max_body_bytes here.
 template <class Handler>
 auto authenticated(ApiContext& api, Handler handler) {
   return [&api, handler](const Request& req, Response& res) {
     auto client = api.tokens.authenticate(req.get_header_value("Authorization"));
-    if (!client) {
-      res.set_header("WWW-Authenticate", "Bearer");
-      reply_error(res, 401, "Authorization: expected 'Bearer TOKEN' with a token of the service");
-      return;
-    }
+    if (!client) return reply_unauthorized(res);
+    if (req.body.size() > api.max_body_bytes) return reply_error(res, 413, too_large(api));
     handler(req, res, *client);
+  };
+}
+
+// A POST handler of (request, body, response, client): the body is read here, after the token,
+// up to max_body_bytes whatever its Content-Type (curl -d sends a JSON body as a form, which
+// httplib itself would hold to 8 KiB) and Transfer-Encoding.
+template <class Handler>
+auto authenticated_body(ApiContext& api, Handler handler) {
+  return [&api, handler](const Request& req, Response& res, const httplib::ContentReader& read) {
+    auto client = api.tokens.authenticate(req.get_header_value("Authorization"));
+    if (!client) return reply_unauthorized(res);
+    std::string body;
+    bool over = false;
+    const bool complete = read([&](const char* data, std::size_t size) {
+      over = body.size() + size > api.max_body_bytes;
+      if (!over) body.append(data, size);
+      return !over;
+    });
+    if (over || body_problem() == BodyProblem::kTooLarge) {
+      close_connection_after_response();
+      return reply_error(res, 413, too_large(api));
+    }
+    if (!complete) {
+      close_connection_after_response();
+      if (body_problem() == BodyProblem::kTooSlow)
+        return reply_error(res, 408, "body: not received in time");
+      return reply_error(res, 400, "body: not read to its end (broken chunked framing?)");
+    }
+    handler(req, body, res, *client);
   };
 }
 
@@ -187,8 +266,9 @@ void register_task_routes(httplib::Server& server, ApiContext& api) {
 
 void register_evaluation_routes(httplib::Server& server, ApiContext& api) {
   server.Post("/v1/evaluations",
-              authenticated(api, [&api](const Request& req, Response& res, const Client& client) {
-                auto job = parse_submission(req.body);
+              authenticated_body(api, [&api](const Request&, const std::string& body, Response& res,
+                                             const Client& client) {
+                auto job = parse_submission(body);
                 if (!job) return reply_error(res, 400, job.error().message);
                 auto submitted = api.queue.submit(std::move(*job), client);
                 if (submitted.status != SubmitStatus::kAccepted)
@@ -215,8 +295,9 @@ void register_environment_routes(httplib::Server& server, ApiContext& api) {
                reply_json(res, 200, to_json(api.environment.reward()));
              }));
   server.Post("/v1/env/reset",
-              authenticated(api, [&api](const Request& req, Response& res, const Client& client) {
-                auto request = parse_reset(req.body);
+              authenticated_body(api, [&api](const Request&, const std::string& body, Response& res,
+                                             const Client& client) {
+                auto request = parse_reset(body);
                 if (!request) return reply_error(res, 400, request.error().message);
                 auto outcome = api.environment.reset(*request, client);
                 if (!outcome.value)
@@ -224,8 +305,9 @@ void register_environment_routes(httplib::Server& server, ApiContext& api) {
                 reply_json(res, 200, to_json(*outcome.value));
               }));
   server.Post("/v1/env/step",
-              authenticated(api, [&api](const Request& req, Response& res, const Client& client) {
-                auto request = parse_step(req.body);
+              authenticated_body(api, [&api](const Request&, const std::string& body, Response& res,
+                                             const Client& client) {
+                auto request = parse_step(body);
                 if (!request) return reply_error(res, 400, request.error().message);
                 auto outcome = api.environment.step(request->session, request->reply, client);
                 if (!outcome.value) {
@@ -236,6 +318,14 @@ void register_environment_routes(httplib::Server& server, ApiContext& api) {
                 }
                 reply_json(res, 200, to_json(*outcome.value));
               }));
+  server.Delete(R"(/v1/env/sessions/(s[0-9a-f]{16}))",
+                authenticated(api, [&api](const Request& req, Response& res, const Client& client) {
+                  auto outcome = api.environment.close(req.matches[1].str(), client);
+                  if (!outcome.value)
+                    return reply_error(res, status_of(outcome.failure.kind),
+                                       outcome.failure.message);
+                  res.status = 204;
+                }));
 }
 
 }  // namespace
@@ -248,17 +338,35 @@ void register_routes(httplib::Server& server, ApiContext& api) {
                 {"api_version", 1},
                 {"queued", counts.queued},
                 {"running", counts.running},
-                {"done", counts.done}});
+                {"done", counts.done},
+                {"sessions", api.environment.session_count()}});
+  });
+  server.set_pre_routing_handler(
+      [&api](const Request& req, Response& res) { return check_head(api, req, res); });
+  // A client that waits for "100 Continue" before its body hears the refusal instead.
+  server.set_expect_100_continue_handler([&api](const Request& req, Response& res) {
+    return check_head(api, req, res) == httplib::Server::HandlerResponse::Handled ? res.status
+                                                                                  : 100;
   });
   register_task_routes(server, api);
   register_evaluation_routes(server, api);
   register_environment_routes(server, api);
   if (api.batches) register_batch_routes(server, api, *api.batches);
-  server.set_error_handler([](const Request&, Response& res) {
+  server.set_error_handler([&api](const Request&, Response& res) {
+    // A body the front stopped reading (over its bytes or its time) reaches httplib as a read
+    // failure, which it answers 400.
+    if (body_problem() == BodyProblem::kTooLarge) {
+      res.status = 413;
+      res.body.clear();
+    } else if (body_problem() == BodyProblem::kTooSlow) {
+      res.status = 408;
+      res.body.clear();
+    }
     if (res.body.empty()) {
-      const auto message = res.status == 413   ? "body: larger than the service accepts"
-                           : res.status == 404 ? "no such route (the API is under /v1)"
-                                               : "request failed";
+      const auto message = res.status == 413   ? too_large(api)
+                           : res.status == 408 ? std::string("body: not received in time")
+                           : res.status == 404 ? std::string("no such route (the API is under /v1)")
+                                               : std::string("request failed");
       reply_error(res, res.status, message);
     }
   });

@@ -56,7 +56,16 @@ util::Expected<fs::path> prepare_journal_dir(const fs::path& dir) {
   return dir;
 }
 
-JobJournal::JobJournal(fs::path dir) : dir_(std::move(dir)) {
+namespace {
+util::FolderLock lock_journal(const fs::path& dir) {
+  fs::create_directories(dir);
+  auto lock = util::FolderLock::acquire(dir, "service journal (another ptxbench serve holds it)");
+  if (!lock) throw JournalInUse(lock.error().message);
+  return std::move(*lock);
+}
+}  // namespace
+
+JobJournal::JobJournal(fs::path dir) : dir_(std::move(dir)), lock_(lock_journal(dir_)) {
   for (auto state : {JobState::kQueued, JobState::kRunning, JobState::kDone})
     fs::create_directories(dir_ / folder_of(state));
 }
@@ -77,8 +86,16 @@ JobJournal::Recovered JobJournal::recover() {
       fs::rename(entry.path(), file(JobState::kQueued, id));
     }
   }
-  for (const auto& entry : fs::directory_iterator(dir_ / folder_of(JobState::kDone)))
+  for (const auto& entry : fs::directory_iterator(dir_ / folder_of(JobState::kDone))) {
+    if (entry.path().extension() != ".json") continue;
     highest = std::max(highest, sequence_of(entry.path()));
+    std::error_code ignored;
+    recovered.done.push_back({.id = entry.path().stem().string(),
+                              .finished = fs::last_write_time(entry.path(), ignored)});
+  }
+  std::sort(recovered.done.begin(), recovered.done.end(), [](const auto& a, const auto& b) {
+    return sequence_of(a.id + ".json") < sequence_of(b.id + ".json");
+  });
   for (const auto& entry : fs::directory_iterator(dir_ / folder_of(JobState::kQueued))) {
     if (entry.path().extension() != ".json") continue;
     const auto where = entry.path().string();
@@ -116,6 +133,11 @@ void JobJournal::finish(const Job& job, const nlohmann::json& record) {
   util::write_file_atomic(file(JobState::kDone, job.id), done.dump());
   std::error_code ignored;
   fs::remove(file(JobState::kRunning, job.id), ignored);
+}
+
+void JobJournal::forget_done(const std::string& id) {
+  std::error_code ignored;
+  fs::remove(file(JobState::kDone, id), ignored);
 }
 
 std::optional<JobState> JobJournal::state_of(const std::string& id) const {

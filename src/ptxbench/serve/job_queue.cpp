@@ -24,12 +24,17 @@ JobQueue::JobQueue(JobJournal& journal, const std::vector<task::Task>& suite,
   auto recovered = journal_.recover();
   next_sequence_ = recovered.next_sequence;
   recovery_problems_ = std::move(recovered.problems);
+  for (auto& done : recovered.done) finished_.push_back({.id = done.id, .at = done.finished});
   for (auto& job : recovered.queued) {
     known_[job.id] = {.state = JobState::kQueued, .client = job.client};
     ++in_flight_[job.client];
     queued_.push_back(std::move(job));
   }
   limits_.workers = std::max(1, limits_.workers);
+  {
+    std::lock_guard lock(mutex_);
+    prune_done();
+  }
   stream_ = std::thread([this] { evaluate_until_drained(); });
 }
 
@@ -44,6 +49,7 @@ SubmitResult JobQueue::submit(Job job, const Client& client) {
   std::lock_guard lock(mutex_);
   if (draining_)
     return {.status = SubmitStatus::kDraining, .message = "the service is shutting down"};
+  prune_done();
   if (queued_.size() >= limits_.capacity)
     return {.status = SubmitStatus::kQueueFull,
             .message = fmt::format("the queue is full ({} waiting)", queued_.size())};
@@ -220,8 +226,20 @@ void JobQueue::record(std::uint64_t sequence, const eval::Evaluation& evaluation
     --running_;
     ++done_;
     --in_flight_[job.client];
+    finished_.push_back({.id = job.id, .at = std::filesystem::file_time_type::clock::now()});
+    prune_done();
   }
   changed_.notify_all();
+}
+
+void JobQueue::prune_done() {
+  const auto oldest = std::filesystem::file_time_type::clock::now() - limits_.keep_done_for;
+  while (!finished_.empty() &&
+         (finished_.size() > limits_.keep_done_count || finished_.front().at < oldest)) {
+    journal_.forget_done(finished_.front().id);
+    known_.erase(finished_.front().id);
+    finished_.pop_front();
+  }
 }
 
 void JobQueue::record_failure(const Job& job, const std::string& why) {

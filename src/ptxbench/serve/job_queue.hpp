@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -35,6 +36,10 @@ struct QueueLimits {
   // Evaluations under way at once (compiling, waiting for a GPU or on one): how far compiles
   // may run ahead of the GPUs, and how much a drain waits for.
   int workers = 1;
+  // Finished evaluations kept (journal and memory) for polls and streams: at most this many, and
+  // none older than keep_done_for; the oldest go first. Checked at each submission and verdict.
+  std::size_t keep_done_count = 10'000;
+  std::chrono::seconds keep_done_for = std::chrono::hours(24 * 7);
 };
 
 enum class SubmitStatus { kAccepted, kUnknownTask, kQueueFull, kClientLimit, kDraining };
@@ -94,6 +99,7 @@ class JobQueue {
   void record_failure(const Job& job, const std::string& why);
   void requeue_running();
   std::optional<JobSnapshot> find_locked(const std::string& id) const;
+  void prune_done();  // mutex_ held
 
   JobJournal& journal_;
   const std::vector<task::Task>& suite_;
@@ -106,6 +112,11 @@ class JobQueue {
   std::map<std::string, JobSnapshot> known_;   // every job of this process's lifetime
   std::map<std::string, int> in_flight_;       // client -> queued + running
   std::map<std::uint64_t, Job> running_jobs_;  // taken by the stream, by sequence
+  struct Finished {
+    std::string id;
+    std::filesystem::file_time_type at;
+  };
+  std::deque<Finished> finished_;  // every kept finished job, oldest first
   std::uint64_t next_sequence_ = 1;
   std::size_t running_ = 0, done_ = 0;
   bool draining_ = false;

@@ -3,8 +3,13 @@
 // step(reply) evaluates the reply like any submitted evaluation (same queue, same limits) and
 // returns the feedback text a model gets in `ptxbench run`, the reward (reward.hpp), whether the
 // episode is over, and the evaluation record. An episode ends at its turn limit, or once a
-// PASSED candidate reaches the target speedup when one is set. Sessions live in memory.
+// PASSED candidate reaches the target speedup when one is set. Sessions are kept in the journal
+// (session_store.hpp) and survive a restart, with the evaluation of a step under way: the same
+// reply sent again after a restart gets that evaluation's result, never a second evaluation.
+// A session idle for longer than its limit expires; close() ends one; the sessions of a client
+// and of the service are bounded (an ended episode's session gives way to a new one).
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -22,6 +27,7 @@
 #include "ptxbench/prompt/prompt.hpp"
 #include "ptxbench/serve/job_queue.hpp"
 #include "ptxbench/serve/reward.hpp"
+#include "ptxbench/serve/session_store.hpp"
 
 namespace ptxbench::serve {
 
@@ -34,6 +40,12 @@ struct ResetRequest {
   int max_turns = 8;
   std::optional<double> target_speedup;
   std::optional<RewardConfig> reward;  // absent: the service's reward function
+};
+
+struct SessionLimits {
+  std::chrono::milliseconds idle_timeout = std::chrono::hours(1);  // then the session expires
+  std::size_t per_client = 256;  // sessions one client holds at once; more get 429
+  std::size_t total = 10'000;    // sessions of all clients (their memory); more get 503
 };
 
 struct Message {
@@ -81,14 +93,20 @@ struct RetrievalHooks {
 
 class RlEnvironment {
  public:
+  // `sessions_dir`: where the sessions are kept (read back here).
   RlEnvironment(const std::vector<task::Task>& suite, std::filesystem::path context_dir,
-                JobQueue& queue, RewardConfig reward, RetrievalHooks retrieval = {});
+                JobQueue& queue, RewardConfig reward, SessionLimits limits,
+                std::filesystem::path sessions_dir, RetrievalHooks retrieval = {});
 
   EnvOutcome<ResetResult> reset(const ResetRequest& request, const Client& client);
   // Blocks until the reply is evaluated.
   EnvOutcome<StepResult> step(const std::string& session, const std::string& reply,
                               const Client& client);
+  // Ends a session of the client (not while a step of it is being evaluated).
+  EnvOutcome<bool> close(const std::string& session, const Client& client);
   const RewardConfig& reward() const { return reward_; }
+  std::size_t session_count() const;
+  const std::vector<std::string>& recovery_problems() const { return recovery_problems_; }
 
  private:
   struct Session {
@@ -99,15 +117,28 @@ class RlEnvironment {
     bool busy = false;  // a step is being evaluated
     bool done = false;
     agent::Trajectory conversation;  // messages only: what retrieval has shown already
+    std::int64_t last_used_ms = 0;   // system clock, so that expiry holds across a restart
+    std::string pending_evaluation;  // the evaluation of the step under way, or cut short
+    std::string pending_reply;       // the hash of its reply
   };
+  static nlohmann::json to_json(const Session& session);
+  void save(const std::string& id, const Session& session);                   // mutex_ held
+  void forget(const std::string& id);                                         // mutex_ held
+  void expire_idle();                                                         // mutex_ held
+  bool make_room(const std::string& client);                                  // mutex_ held
+  std::map<std::string, Session>::iterator find_live(const std::string& id);  // mutex_ held
 
   const std::vector<task::Task>& suite_;
   std::filesystem::path context_dir_;
   JobQueue& queue_;
   RewardConfig reward_;
+  SessionLimits limits_;
+  SessionStore store_;
   RetrievalHooks retrieval_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::map<std::string, Session> sessions_;
+  std::map<std::string, std::size_t> per_client_;
+  std::vector<std::string> recovery_problems_;
 };
 
 nlohmann::json to_json(const ResetResult& result);

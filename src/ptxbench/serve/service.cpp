@@ -9,6 +9,7 @@
 
 #include "ptxbench/serve/api_routes.hpp"
 #include "ptxbench/serve/batch_store.hpp"
+#include "ptxbench/serve/http_front.hpp"
 
 namespace ptxbench::serve {
 
@@ -18,18 +19,25 @@ struct Service::Impl {
       : options(std::move(given)),
         journal(options.journal_dir),
         queue(journal, suite, std::move(evaluate), options.limits),
-        environment(suite, options.context_dir, queue, options.reward, options.retrieval),
+        environment(suite, options.context_dir, queue, options.reward, options.sessions,
+                    options.journal_dir / "sessions", options.retrieval),
         batches(options.journal_dir, queue, options.reward),
         api{.suite = suite,
             .tokens = std::move(tokens),
+            .max_body_bytes = options.max_body_bytes,
             .context_dir = options.context_dir,
             .queue = queue,
             .environment = environment,
             .batches = &batches} {
-    const int threads = std::max(4, options.http_threads);
-    server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    server.set_payload_max_length(options.max_body_bytes);
     register_routes(server, api);
+  }
+
+  static FrontLimits front_limits(const ServiceOptions& options) {
+    auto limits = options.http;
+    // Chunk framing may add to the body's bytes on the wire; the decoded body is held to
+    // max_body_bytes by the routes.
+    limits.max_body_wire_bytes = 2 * options.max_body_bytes + 64 * 1024;
+    return limits;
   }
 
   ServiceOptions options;
@@ -38,7 +46,8 @@ struct Service::Impl {
   RlEnvironment environment;
   BatchStore batches;
   ApiContext api;
-  httplib::Server server;
+  Router server;
+  HttpFront front{server, front_limits(options)};
   int port = 0;
   std::once_flag drained;
 };
@@ -59,15 +68,12 @@ Service::~Service() {
 
 bool Service::bind(std::string& why) {
   const auto& o = impl_->options;
-  if (o.port == 0) {
-    impl_->port = impl_->server.bind_to_any_port(o.host);
-  } else {
-    impl_->port = impl_->server.bind_to_port(o.host, o.port) ? o.port : -1;
-  }
-  if (impl_->port <= 0) {
-    why = fmt::format("cannot listen on {}:{}", o.host, o.port);
+  auto port = impl_->front.bind(o.host, o.port);
+  if (!port) {
+    why = port.error().message;
     return false;
   }
+  impl_->port = *port;
   return true;
 }
 
@@ -76,13 +82,13 @@ int Service::port() const {
 }
 
 void Service::listen() {
-  impl_->server.listen_after_bind();
+  impl_->front.serve();
 }
 
 void Service::drain() {
   std::call_once(impl_->drained, [this] {
     impl_->queue.drain();  // 503 for new work; running evaluations finish and are recorded
-    impl_->server.stop();  // then the listener closes once open requests have answered
+    impl_->front.stop();   // then the listener closes once open requests have answered
   });
 }
 

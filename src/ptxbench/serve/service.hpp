@@ -11,6 +11,7 @@
 
 #include "ptxbench/agent/trajectory_runner.hpp"
 #include "ptxbench/serve/client_tokens.hpp"
+#include "ptxbench/serve/front_limits.hpp"
 #include "ptxbench/serve/job_queue.hpp"
 #include "ptxbench/serve/reward.hpp"
 #include "ptxbench/serve/rl_environment.hpp"
@@ -23,8 +24,11 @@ struct ServiceOptions {
   std::filesystem::path journal_dir;
   std::filesystem::path context_dir;
   QueueLimits limits;
-  std::size_t max_body_bytes = 1 << 20;  // larger requests get 413
-  int http_threads = 32;                 // open requests at once, streams and RL steps included
+  std::size_t max_body_bytes = 1 << 20;  // larger request bodies get 413, whatever their encoding
+  // Connections and their time (http.threads: requests answered at once, event streams and RL
+  // steps included). Its max_body_wire_bytes is set from max_body_bytes.
+  FrontLimits http;
+  SessionLimits sessions;
   RewardConfig reward;
   RetrievalHooks retrieval;  // the retrieval context level of the RL environment, when set
 };
@@ -41,7 +45,8 @@ class Service {
   Service(const Service&) = delete;
   Service& operator=(const Service&) = delete;
 
-  // Binds the listening socket; returns false (with `why`) when it cannot.
+  // Binds the listening socket; returns false (with `why`) when it cannot (a port in use
+  // included).
   bool bind(std::string& why);
   int port() const;
   void listen();  // blocks until drain()
