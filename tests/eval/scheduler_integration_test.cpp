@@ -103,7 +103,7 @@ TEST_F(RealPipeline, Tcgen05CandidateIsStaticallyVerifiedForBlackwell) {
 TEST_F(RealPipeline, TheStaticStagesDecideWhatTheyCanWithoutAGpu) {
   auto host_only = util::read_file(std::string(PTXBENCH_TEST_DATA_DIR) + "/host_only_run.cu");
   ASSERT_TRUE(host_only.has_value());
-  Evaluator evaluator({}, std::make_shared<util::SystemProcessRunner>(), nullptr);
+  Scheduler evaluator({}, std::make_shared<util::SystemProcessRunner>(), nullptr);
   const auto results = evaluator.evaluate_many(
       task_, arch::Arch::kHopper,
       {candidate_file("ampere_mma_sync.cu"),

@@ -56,10 +56,12 @@ void write_source_run(const fs::path& run) {
 
 void write_config(const fs::path& path, const std::string& folder) {
   const std::string teacher = (fs::path(PTXBENCH_TEST_DATA_DIR) / "chain_teacher.sh").string();
-  util::write_file_atomic(path, fmt::format(R"(fixit: {}
+  util::write_file_atomic(
+      path, fmt::format(R"(fixit: {}
 runs: [source-run]
 gpu: false
 parallel: 1
+evaluation: {{compile_cache: "{}"}}
 recipes:
   - {{name: balanced, per_task_cap: 1, seed: 7}}
   - {{name: volume, mode: volume}}
@@ -68,7 +70,7 @@ repair: {{turns: 1, concurrency: 1}}
 explain: {{length: short}}
 export: {{include_unverified: true, kernelgen: true}}
 )",
-                                            folder, teacher));
+                        folder, (path.parent_path() / "compile-cache").string(), teacher));
 }
 
 util::ProcessResult run_all(const fs::path& config, const fs::path& state,
@@ -120,7 +122,9 @@ TEST(FixitAll, KilledTwiceAndResumedExportsWhatAStraightRunExports) {
   auto heldout_rows = read_jsonl(volume / "heldout/fixit.jsonl");
   ASSERT_TRUE(heldout_rows) << heldout_rows.error().message;
   rows->insert(rows->end(), heldout_rows->begin(), heldout_rows->end());
-  ASSERT_EQ(rows->size(), 3u) << expected.at("export/volume/short-command-teacher/README.md");
+  std::string files;
+  for (const auto& [file, text] : expected) files += file + "\n";
+  ASSERT_EQ(rows->size(), 3u) << files;
   int heldout = 0;
   for (const auto& row : *rows) {
     EXPECT_FALSE(row.at("verified").get<bool>());
@@ -147,7 +151,11 @@ TEST(FixitAll, KilledTwiceAndResumedExportsWhatAStraightRunExports) {
 
   const auto after = exports_of(work.path() / "b");
   ASSERT_EQ(after.size(), expected.size());
-  for (const auto& [file, text] : expected) EXPECT_EQ(after.at(file), text) << file;
+  for (const auto& [file, text] : expected) {
+    auto found = after.find(file);
+    ASSERT_NE(found, after.end()) << file << " is missing after the resumed run";
+    EXPECT_EQ(found->second, text) << file;
+  }
   auto calls = calls_of(state);
   ASSERT_GE(calls.size(), 2u);
   EXPECT_EQ(std::count(calls.begin(), calls.end(), calls[0]), 1)

@@ -166,7 +166,11 @@ TEST_F(BuiltInSuite, EveryTaskHasNormalAndSpikyInputsAndTheDefaultTolerance) {
     std::set<Distribution> kinds;
     for (const auto& w : t.workloads) kinds.insert(w.distribution);
     EXPECT_TRUE(kinds.contains(Distribution::kUniform));
-    EXPECT_TRUE(kinds.contains(Distribution::kLarge));
+    // Large magnitudes only where the math allows: a GEMM's products and sums stay well
+    // conditioned; attention scores of 1024·N(0, 1) inputs saturate the softmax, whose outputs then
+    // hang on single bf16 roundings (the H200 showed expert kernels and the library disagreeing
+    // there seed by seed, docs/correctness.md).
+    EXPECT_EQ(kinds.contains(Distribution::kLarge), t.op_type == "gemm");
     EXPECT_TRUE(
         kinds.contains(t.op_type == "gemm" ? Distribution::kNearTies : Distribution::kEqualScores));
     EXPECT_EQ(t.headline().distribution, Distribution::kNormal);

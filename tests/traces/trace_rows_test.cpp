@@ -133,7 +133,8 @@ TEST(DatasetCard, ANameOrRunWithNewlinesStaysAValueAndInjectsNothing) {
   ASSERT_TRUE(header.IsMap());
   EXPECT_EQ(header["pretty_name"].as<std::string>(), name);
   EXPECT_FALSE(header["license"].IsDefined());
-  EXPECT_EQ(header.size(), 3u);  // pretty_name, tags, configs
+  EXPECT_EQ(header.size(), 4u);  // pretty_name, tags, configs, dataset_info
+  EXPECT_TRUE(header["dataset_info"]["features"].IsSequence());
   EXPECT_EQ(header["configs"][0]["data_files"][0]["path"].as<std::string>(), "traces.jsonl");
   EXPECT_EQ(card.find("\n# injected"), std::string::npos) << card;
   EXPECT_EQ(card.find("\n## injected run"), std::string::npos) << card;

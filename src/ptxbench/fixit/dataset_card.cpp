@@ -57,8 +57,7 @@ std::string token_line(const char* what, const std::vector<SftRow>& rows, bool l
 // The YAML header: one `default` config whose splits are the export's split folders.
 std::string front_matter(const CardInputs& inputs) {
   // Every value here is ptxbench's own (split and file names of the export), never user text.
-  std::string out =
-      "---\npretty_name: ptxbench Fixit dataset\ntags: [code, cuda, ptx, gpu-kernels, sft]\n";
+  std::string out = "---\npretty_name: ptxbench Fixit dataset\n";
   if (!inputs.data_files.empty()) {
     out += "configs:\n- config_name: default\n  data_files:\n";
     for (const auto& [split, files] : inputs.data_files) {

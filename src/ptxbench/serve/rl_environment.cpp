@@ -332,7 +332,7 @@ EnvOutcome<StepResult> RlEnvironment::step(const std::string& session_id, const 
           *evaluation,
           {.turn = turn, .max_turns = request.max_turns, .target_speedup = request.target_speedup}),
       .reward = reward_of(*evaluation, request.reward.value_or(reward_)),
-      .reward_parts = to_json(reward_parts(*evaluation)),
+      .reward_parts = serve::to_json(reward_parts(*evaluation)),
       .record = std::move(*record)};
   const auto speedup = evaluation->headline_speedup();
   const bool reached_target = request.target_speedup && evaluation->verified() && speedup &&

@@ -38,7 +38,8 @@ TEST(RandomFill, SameSeedSameBitsAndTheDistributionsLookRight) {
   auto& x = tensors.inputs()[0];
   auto& y = tensors.inputs()[1];
   for (auto distribution :
-       {task::Distribution::kNormal, task::Distribution::kUniform, task::Distribution::kSpiky}) {
+       {task::Distribution::kNormal, task::Distribution::kUniform, task::Distribution::kSpiky,
+        task::Distribution::kLarge, task::Distribution::kNearTies}) {
     x.fill_random(distribution, 7, stream.get());
     y.fill_random(distribution, 7, stream.get());
     EXPECT_EQ(x.hash(stream.get()), y.hash(stream.get()));
@@ -70,8 +71,42 @@ TEST(RandomFill, SameSeedSameBitsAndTheDistributionsLookRight) {
         EXPECT_LT(big_share, 0.0013);
         EXPECT_GT(stddev, 2.5);
         break;
+      case task::Distribution::kLarge:
+        EXPECT_NEAR(mean, 0, 10);
+        EXPECT_NEAR(stddev, 1024, 15);
+        break;
+      case task::Distribution::kNearTies:
+        // Multiples of 1/8 in [-2, 2]: many exact ties.
+        for (float v : values) {
+          EXPECT_EQ(v * 8, std::round(v * 8));
+          EXPECT_LE(std::fabs(v), 2.0f);
+        }
+        break;
+      case task::Distribution::kEqualScores:  // TensorSampler.EqualScoresRowsAreIdentical
+        break;
     }
   }
+}
+
+// equal_scores: every row along the second-to-last axis is the same, so every score of a
+// softmax row ties; different blocks and columns still differ.
+TEST(TensorSampler, EqualScoresRowsAreIdentical) {
+  PTXBENCH_REQUIRE_GPU();
+  CudaStream stream;
+  auto tensors = tensors_of(job_with({fp32("x", {3, 8, 64})}, {}));
+  auto& x = tensors.inputs()[0];
+  x.fill_random(task::Distribution::kEqualScores, 5, stream.get());
+  auto values = download(x);
+  ASSERT_EQ(values.size(), 3u * 8 * 64);
+  for (int block = 0; block < 3; ++block) {
+    for (int row = 1; row < 8; ++row) {
+      for (int col = 0; col < 64; ++col) {
+        EXPECT_EQ(values[(block * 8 + row) * 64 + col], values[block * 8 * 64 + col]);
+      }
+    }
+  }
+  EXPECT_NE(values[0], values[1]);
+  EXPECT_NE(values[0], values[8 * 64]);
 }
 
 TEST(TensorHash, SeesOneChangedBit) {

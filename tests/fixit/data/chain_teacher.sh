@@ -1,6 +1,6 @@
 #!/bin/sh
 # A `command` teacher and explainer for the `fixit all` kill test. Repair calls get a kernel
-# that compiles, explain calls (trajectory id explain__<mined id>) a short first-person
+# that compiles and holds the requested instruction families, explain calls (trajectory id explain__<mined id>) a short first-person
 # explanation; both depend only on the call, so two runs give the same rows. Each call is
 # recorded in $PTXBENCH_TEST_STATE/calls; the call whose number is in $PTXBENCH_TEST_KILL_AT
 # (once each) kills the ptxbench process that started it with SIGKILL, as a crash would. Its
@@ -28,7 +28,11 @@ explain__*)
     "inside the thirty two elements a single warp touches."
   ;;
 *)
-  printf '%s\n' "The store needs a plain float pointer." '```cuda' \
-    '__global__ void repaired_kernel(float* out) { out[threadIdx.x] = 2.0f; }' '```'
+  # A kernel whose machine code holds the GEMM task's requested families (wgmma, TMA,
+  # mbarrier), so that without a GPU its verdict stays NOT_RUN (a repair, unverified) rather
+  # than INSTRUCTIONS_ABSENT; the same file every time, so the compile cache serves it.
+  printf '%s\n' "The store needs a plain float pointer." '```cuda'
+  cat "$(dirname "$0")/../../compile/data/hopper_wgmma_tma.cu"
+  printf '%s\n' '```'
   ;;
 esac
