@@ -7,7 +7,7 @@ import subprocess
 import tempfile
 import unittest
 
-from ptxbench_client import Client, candidate_key
+from ptxbench_client import Client, ServiceError, candidate_key
 from ptxbench_client.openenv import KernelEnv
 from ptxbench_client.scoring import completion_text, score_replies
 from serve_fixture import TASK, Service
@@ -90,9 +90,14 @@ class OpenEnvTest(unittest.TestCase):
             self.assertEqual(outcome.info["reward_parts"]["verdict"], "NO_CODE")
             self.assertEqual(outcome.observation.messages[-1]["role"], "user")
             self.assertTrue(env.step("still nothing").done)
+            episode = env.episode
             env.close()
             with self.assertRaises(RuntimeError):
                 env.step("after close")
+            # The close reached the service: the session is gone there.
+            with self.assertRaises(ServiceError) as gone:
+                env.client.close(episode)
+            self.assertEqual(gone.exception.status, 404)
         finally:
             self.assertEqual(service.close(), 0)
 

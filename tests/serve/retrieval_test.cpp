@@ -143,6 +143,11 @@ TEST(RetrievalService, AnEpisodeOfTheRetrievalLevelSeesTheRepairs) {
   EXPECT_NE(
       episode["messages"][0]["content"].get<std::string>().find("Repair 1: " + std::string(kTask)),
       std::string::npos);
+  // The prompt route of the same level shows the same first turn.
+  auto prompt = http->Get(
+      fmt::format("/v1/tasks/{}/prompt?arch=hopper&context=retrieval", kTask).c_str());
+  ASSERT_EQ(prompt->status, 200) << prompt->body;
+  EXPECT_EQ(body_of(prompt)["messages"], episode["messages"]);
   // fake_evaluate judges code without PASS as a compile error.
   auto step = body_of(post(*http, "/v1/env/step",
                            {{"session", episode["session"]}, {"reply", "```cuda\nbroken\n```"}}));
@@ -167,6 +172,11 @@ TEST(RetrievalService, WithoutAFixitFolderTheLevelIsRefused) {
                     {{"task", kTask}, {"arch", "hopper"}, {"context", "retrieval"}});
   EXPECT_EQ(reset->status, 400);
   EXPECT_NE(body_of(reset)["error"].get<std::string>().find("ptxbench serve --fixit"),
+            std::string::npos);
+  auto prompt = harness.client(kTrainer)->Get(
+      fmt::format("/v1/tasks/{}/prompt?arch=hopper&context=retrieval", kTask).c_str());
+  EXPECT_EQ(prompt->status, 400);
+  EXPECT_NE(body_of(prompt)["error"].get<std::string>().find("ptxbench serve --fixit"),
             std::string::npos);
 }
 

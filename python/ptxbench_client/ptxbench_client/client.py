@@ -162,6 +162,12 @@ class Client:
                           evaluation_id=out["evaluation_id"],
                           reward_parts=out.get("reward_parts", {}))
 
+    def close(self, episode: Episode) -> None:
+        """Ends the episode on the service (DELETE /v1/env/sessions/{id}), freeing one of the
+        token's sessions. Closing an episode the service no longer holds raises ServiceError."""
+        with self._request("DELETE", f"/v1/env/sessions/{episode.session}"):
+            pass
+
     def step_all(self, steps: list[tuple[Episode, str]], *,
                  max_workers: int = 16) -> list[StepResult]:
         """Steps of many episodes at once (one reply each), in the order given: each is one

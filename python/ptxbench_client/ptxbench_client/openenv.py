@@ -50,4 +50,7 @@ class KernelEnv:
                   "evaluation_id": result.evaluation_id, "turn": result.turn})
 
     def close(self) -> None:
-        self.episode = None  # sessions live in the service's memory; nothing to release
+        """Ends the current episode on the service, if any (each token holds a bounded number)."""
+        if self.episode is not None:
+            episode, self.episode = self.episode, None
+            self.client.close(episode)

@@ -251,8 +251,15 @@ void register_task_routes(httplib::Server& server, ApiContext& api) {
                    req.has_param("context") ? req.get_param_value("context") : "none";
                auto level = prompt::parse_context_level(context_name);
                if (!level)
-                 return reply_error(res, 400, "context: expected none, isa, guide or examples");
-               auto built = prompt::build_prompt(*task, *arch, *level, api.context_dir);
+                 return reply_error(res, 400,
+                                    "context: expected none, isa, guide, examples or retrieval");
+               // The retrieval level shows the same repairs as an episode's first turn.
+               const auto& hook = api.environment.retrieval_prompt();
+               if (*level == prompt::ContextLevel::kRetrieval && !hook)
+                 return reply_error(res, 400,
+                                    "context: retrieval needs a Fixit folder on the service "
+                                    "(ptxbench serve --fixit FOLDER)");
+               auto built = prompt::build_prompt(*task, *arch, *level, api.context_dir, hook);
                if (!built) return reply_error(res, 500, built.error().message);
                reply_json(
                    res, 200,

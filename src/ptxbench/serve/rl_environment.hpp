@@ -105,6 +105,8 @@ class RlEnvironment {
   // Ends a session of the client (not while a step of it is being evaluated).
   EnvOutcome<bool> close(const std::string& session, const Client& client);
   const RewardConfig& reward() const { return reward_; }
+  // The retrieval level's first-turn text (unset without `serve --fixit`), for the prompt route.
+  const prompt::ContextHook& retrieval_prompt() const { return retrieval_.first_turn; }
   std::size_t session_count() const;
   const std::vector<std::string>& recovery_problems() const { return recovery_problems_; }
 
