@@ -7,11 +7,14 @@
 # $OUT after every part, so a call cut at its time limit keeps what finished.
 #   PARTS="10-verdicts 20-gpu-tests"   parts to run (names or name prefixes, e.g. "10 20")
 #   PART_LIMIT_S=540                   each part's deadline (a part may take less by itself)
+#   CALL_LIMIT_S=590                   the whole call's limit (the device tool's): no part runs
+#                                      past it, so the archive of what finished is always written
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 deps="$root/.deps/device"
 out_dir="${OUT:-$root/gpu-check-out}"
 stamp="$(date -u +%Y-%m-%d)"
+call_start=$(date +%s)
 results="/tmp/gpu-check/$stamp"
 mkdir -p "$results" "$out_dir"
 export PYTHONUNBUFFERED=1 CUDA_MODULE_LOADING=LAZY
@@ -66,7 +69,16 @@ selected() {  # part-name: is it in PARTS (all when PARTS is unset)?
 for script in "$root"/benchmarks/gpu-check/parts/*.sh; do
   name="$(basename "$script" .sh)"
   selected "$name" || continue
-  export RESULTS="$results/$name" DEADLINE_S="${PART_LIMIT_S:-540}"
+  deadline="${PART_LIMIT_S:-540}"
+  if [[ -n "${CALL_LIMIT_S:-}" ]]; then  # keep 20 s for the archive
+    call_left=$(( CALL_LIMIT_S - ($(date +%s) - call_start) - 20 ))
+    (( call_left < deadline )) && deadline=$call_left
+    if (( deadline < 30 )); then
+      printf '%-24s not run (the call limit)\n' "$name" >>"$results/summary.txt"
+      continue
+    fi
+  fi
+  export RESULTS="$results/$name" DEADLINE_S="$deadline"
   mkdir -p "$RESULTS"
   start=$(now_ms)
   timeout -k 10 "$DEADLINE_S" bash "$script" >"$RESULTS/part.log" 2>&1
