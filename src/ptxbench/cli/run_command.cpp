@@ -14,6 +14,7 @@
 #include "ptxbench/cli/command.hpp"
 #include "ptxbench/cli/run_scale.hpp"
 #include "ptxbench/cli/settings_flags.hpp"
+#include "ptxbench/cli/task_suite.hpp"
 #include "ptxbench/fixit/retrieve.hpp"
 #include "ptxbench/model/provider_factory.hpp"
 #include "ptxbench/task/task_loader.hpp"
@@ -149,12 +150,8 @@ int run_run(const RunFlags& flags) {
     fmt::print(stderr, "ptxbench run: {}\n", config.error().message);
     return kExitUsage;
   }
-  auto suite =
-      task::load_suite(config->tasks_dir.empty() ? task::default_tasks_dir() : config->tasks_dir);
-  if (!suite) {
-    fmt::print(stderr, "ptxbench run: {}\n", suite.error().message);
-    return kExitUsage;
-  }
+  auto suite = load_task_suite("run", config->tasks_dir);
+  if (!suite) return kExitUsage;
   eval::apply_correctness_rule(config->evaluation, *suite);
   auto tasks = agent::select_tasks(*suite, agent::task_selectors(*config));
   if (!tasks) {

@@ -19,6 +19,7 @@
 
 #include "ptxbench/cli/command.hpp"
 #include "ptxbench/cli/settings_flags.hpp"
+#include "ptxbench/cli/task_suite.hpp"
 #include "ptxbench/fixit/retrieve.hpp"
 #include "ptxbench/prompt/context_level.hpp"
 #include "ptxbench/serve/service.hpp"
@@ -95,12 +96,8 @@ int run_serve(const ServeFlags& flags) {
     fmt::print(stderr, "ptxbench serve: {}\n", settings.error().message);
     return kExitUsage;
   }
-  auto suite = task::load_suite(flags.tasks_dir.empty() ? task::default_tasks_dir()
-                                                        : std::filesystem::path(flags.tasks_dir));
-  if (!suite) {
-    fmt::print(stderr, "ptxbench serve: {}\n", suite.error().message);
-    return kExitUsage;
-  }
+  auto suite = load_task_suite("serve", flags.tasks_dir);
+  if (!suite) return kExitUsage;
   if (auto journal = serve::prepare_journal_dir(flags.journal); !journal) {
     fmt::print(stderr, "ptxbench serve: --journal: {}\n", journal.error().message);
     return kExitUsage;
