@@ -26,7 +26,6 @@ using httplib::Request;
 using httplib::Response;
 using nlohmann::json;
 
-constexpr auto kStreamKeepAlive = std::chrono::seconds(15);
 constexpr const char* kJobId = "([0-9]+-[0-9a-f]+)";
 
 json task_summary(const task::Task& task) {

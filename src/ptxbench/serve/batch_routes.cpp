@@ -18,7 +18,6 @@ using httplib::Request;
 using httplib::Response;
 using nlohmann::json;
 
-constexpr auto kStreamKeepAlive = std::chrono::seconds(15);
 constexpr int kMaxWaitSeconds = 60;
 constexpr int kRetryRefusedSeconds = 5;
 constexpr const char* kBatchId = "(b[0-9a-f]{16})";

@@ -4,6 +4,7 @@
 #pragma once
 #include <httplib.h>
 
+#include <chrono>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +13,9 @@
 #include "ptxbench/serve/http_front.hpp"
 
 namespace ptxbench::serve {
+
+// How long an event stream stays silent before a keep-alive comment line.
+inline constexpr auto kStreamKeepAlive = std::chrono::seconds(15);
 
 void reply_json(httplib::Response& res, int status, const nlohmann::json& body);
 // {"error": message}; a 429 or 503 also says when to retry (Retry-After).
