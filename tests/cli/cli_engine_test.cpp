@@ -14,6 +14,7 @@
 
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/process.hpp"
+#include "run_cli.hpp"
 
 namespace ptxbench::cli {
 namespace {
@@ -48,12 +49,8 @@ class CliEngine : public ::testing::Test {
 
   util::ProcessResult ptxbench(std::vector<std::string> args,
                                std::vector<std::pair<std::string, std::string>> env = {}) {
-    args.insert(args.begin(), PTXBENCH_CLI_PATH);
-    util::SystemProcessRunner runner;
-    return runner.run({.argv = std::move(args),
-                       .timeout = std::chrono::seconds(120),
-                       .env = std::move(env),
-                       .working_dir = dir_.path()});
+    return testing::run_cli(std::move(args), std::chrono::seconds(120), std::move(env),
+                            dir_.path());
   }
 
   // Each command's argv, with what it needs besides the engine's flags.

@@ -11,15 +11,14 @@
 
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/process.hpp"
+#include "run_cli.hpp"
 
 namespace ptxbench::cli {
 namespace {
 using ::testing::HasSubstr;
 
 util::ProcessResult ptxbench(std::vector<std::string> args) {
-  args.insert(args.begin(), PTXBENCH_CLI_PATH);
-  util::SystemProcessRunner runner;
-  return runner.run({.argv = std::move(args), .timeout = std::chrono::minutes(5)});
+  return testing::run_cli(std::move(args), std::chrono::minutes(5));
 }
 
 std::string candidate(const std::string& name) {

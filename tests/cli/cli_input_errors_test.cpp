@@ -10,6 +10,7 @@
 #include "ptxbench/config.hpp"
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/process.hpp"
+#include "run_cli.hpp"
 
 namespace ptxbench::cli {
 namespace {
@@ -18,10 +19,7 @@ using ::testing::HasSubstr;
 
 util::ProcessResult ptxbench(std::vector<std::string> args,
                              std::vector<std::pair<std::string, std::string>> env = {}) {
-  args.insert(args.begin(), PTXBENCH_CLI_PATH);
-  util::SystemProcessRunner runner;
-  return runner.run(
-      {.argv = std::move(args), .timeout = std::chrono::seconds(60), .env = std::move(env)});
+  return testing::run_cli(std::move(args), std::chrono::seconds(60), std::move(env));
 }
 
 const fs::path kSource(config::kSourceDir);

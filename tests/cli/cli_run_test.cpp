@@ -11,6 +11,7 @@
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/process.hpp"
 #include "ptxbench/util/utf8.hpp"
+#include "run_cli.hpp"
 
 namespace ptxbench::cli {
 namespace {
@@ -23,10 +24,7 @@ constexpr const char* kTask = "gemm_n7168_k5120";
 
 util::ProcessResult ptxbench(std::vector<std::string> args,
                              std::vector<std::pair<std::string, std::string>> env = {}) {
-  args.insert(args.begin(), PTXBENCH_CLI_PATH);
-  util::SystemProcessRunner runner;
-  return runner.run(
-      {.argv = std::move(args), .timeout = std::chrono::seconds(120), .env = std::move(env)});
+  return testing::run_cli(std::move(args), std::chrono::seconds(120), std::move(env));
 }
 
 // A replay run of one task on Hopper without the GPU stages, into dir/run.

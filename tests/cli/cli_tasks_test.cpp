@@ -3,15 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "ptxbench/util/process.hpp"
+#include "run_cli.hpp"
 
 namespace ptxbench::cli {
 namespace {
 using ::testing::HasSubstr;
 
 util::ProcessResult ptxbench(std::vector<std::string> args) {
-  args.insert(args.begin(), PTXBENCH_CLI_PATH);
-  util::SystemProcessRunner runner;
-  return runner.run({.argv = std::move(args), .timeout = std::chrono::seconds(60)});
+  return testing::run_cli(std::move(args), std::chrono::seconds(60));
 }
 
 int task_rows(const std::string& table) {

@@ -150,6 +150,22 @@ TEST(Batches, TheStreamSendsOneResultPerItemThenDone) {
   EXPECT_NE(text.find("\"key\":\"s1\""), std::string::npos);
 }
 
+// The batch POST reads its body as /v1/evaluations does: after the token, whatever its
+// Content-Type (curl -d sends a form, which httplib alone would hold to 8 KiB).
+TEST(Batches, ABatchSentAsAFormOver8KiBIsReadWhole) {
+  GatedEvaluator evaluator;
+  ServiceHarness harness(evaluator.function());
+  auto http = harness.client(kTrainer);
+  const std::string padding(16 * 1024, ' ');
+  const json body{{"items", {item("big", pass_reply(1.1) + padding)}}};
+  auto res = http->Post("/v1/batches", body.dump(), "application/x-www-form-urlencoded");
+  ASSERT_EQ(res->status, 202) << res->body;
+  EXPECT_EQ(body_of(res)["total"], 1);
+  auto unauthorized = harness.client({.name = "stranger", .token = "not-a-token"})
+                          ->Post("/v1/batches", body.dump(), "application/json");
+  EXPECT_EQ(unauthorized->status, 401);
+}
+
 TEST(Batches, BadRequestsNameTheItem) {
   GatedEvaluator evaluator;
   ServiceHarness harness(evaluator.function());

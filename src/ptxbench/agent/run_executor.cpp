@@ -49,6 +49,35 @@ util::Expected<bool> open_run(const RunPlan& plan, const RunDirectory& directory
   return true;
 }
 
+// One prompt per (task, arch, context) of the plan.
+util::Expected<std::map<PromptKey, prompt::Prompt>> build_prompts(const RunPlan& plan) {
+  std::map<PromptKey, prompt::Prompt> prompts;
+  for (const auto& spec : plan.trajectories) {
+    PromptKey key = key_of(spec);
+    if (prompts.contains(key)) continue;
+    auto built = prompt::build_prompt(*spec.task, spec.arch, spec.context, plan.context_dir,
+                                      plan.context_hook);
+    if (!built) return util::make_error("prompt: " + built.error().message);
+    prompts.emplace(key, std::move(*built));
+  }
+  return prompts;
+}
+
+// The plan's trajectory indices by model slot, in plan order.
+std::vector<std::vector<std::size_t>> model_queues(const RunPlan& plan) {
+  std::vector<std::vector<std::size_t>> queues(plan.models.size());
+  for (std::size_t i = 0; i < plan.trajectories.size(); ++i) {
+    std::size_t slot = plan.models.size();
+    for (std::size_t m = 0; m < plan.models.size(); ++m) {
+      if (plan.models[m].config.name == plan.trajectories[i].model) slot = m;
+    }
+    PTXBENCH_CHECK(slot < plan.models.size(),
+                   "trajectory of an unknown model: " + plan.trajectories[i].model);
+    queues[slot].push_back(i);
+  }
+  return queues;
+}
+
 }  // namespace
 
 std::vector<TrajectorySpec> expand_grid(const RunConfig& config,
@@ -89,15 +118,9 @@ util::Expected<RunSummary> execute_run(const RunPlan& plan, const RunDirectory& 
   auto say = [&observer](std::string_view line) {
     if (observer.on_message) observer.on_message(line);
   };
-  std::map<PromptKey, prompt::Prompt> prompts;
-  for (const auto& spec : plan.trajectories) {
-    PromptKey key = key_of(spec);
-    if (prompts.contains(key)) continue;
-    auto built = prompt::build_prompt(*spec.task, spec.arch, spec.context, plan.context_dir,
-                                      plan.context_hook);
-    if (!built) return util::make_error("prompt: " + built.error().message);
-    prompts.emplace(key, std::move(*built));
-  }
+  auto built_prompts = build_prompts(plan);
+  if (!built_prompts) return built_prompts.error();
+  const auto& prompts = *built_prompts;
   if (auto opened = open_run(plan, directory); !opened) return opened.error();
 
   // What the directory already holds.
@@ -127,16 +150,7 @@ util::Expected<RunSummary> execute_run(const RunPlan& plan, const RunDirectory& 
 
   std::vector<std::jthread> workers;
   // One queue of plan indices per model; each model's threads drain its own.
-  std::vector<std::vector<std::size_t>> queues(plan.models.size());
-  for (std::size_t i = 0; i < plan.trajectories.size(); ++i) {
-    std::size_t slot = plan.models.size();
-    for (std::size_t m = 0; m < plan.models.size(); ++m) {
-      if (plan.models[m].config.name == plan.trajectories[i].model) slot = m;
-    }
-    PTXBENCH_CHECK(slot < plan.models.size(),
-                   "trajectory of an unknown model: " + plan.trajectories[i].model);
-    queues[slot].push_back(i);
-  }
+  const auto queues = model_queues(plan);
   std::vector<std::atomic<std::size_t>> next(plan.models.size());
   for (std::size_t m = 0; m < plan.models.size(); ++m) {
     const ModelSlot& model = plan.models[m];

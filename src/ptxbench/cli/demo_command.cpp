@@ -7,9 +7,10 @@
 #include <mutex>
 #include <string>
 
-#include "ptxbench/agent/demo.hpp"
 #include "ptxbench/cli/command.hpp"
 #include "ptxbench/cli/settings_flags.hpp"
+#include "ptxbench/cli/task_suite.hpp"
+#include "ptxbench/demo/demo.hpp"
 #include "ptxbench/report/report.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/timestamps.hpp"
@@ -37,6 +38,60 @@ std::filesystem::path default_out() {
   return std::filesystem::path("runs") / ("demo-" + util::utc_timestamp("%Y%m%d-%H%M%S"));
 }
 
+// Replays the plan into the run directory, one line per result on stderr.
+util::Expected<agent::RunSummary> replay(const demo::DemoPlan& demo,
+                                         const agent::RunDirectory& directory, eval::Engine& engine,
+                                         int parallel) {
+  std::mutex print_mutex;
+  std::size_t done = 0;
+  const std::size_t total = demo.entries.size();
+  agent::RunObserver observer{.on_turn =
+                                  [&print_mutex, &done, total](const agent::TurnEvent& event) {
+                                    std::lock_guard lock(print_mutex);
+                                    fmt::print(stderr, "  [{}/{}] {}\n", ++done, total,
+                                               agent::describe(event));
+                                  },
+                              .on_message =
+                                  [&print_mutex](std::string_view line) {
+                                    std::lock_guard lock(print_mutex);
+                                    fmt::print(stderr, "  {}\n", line);
+                                  }};
+  fmt::print("replaying through prompt -> reply -> evaluation -> feedback into {}\n",
+             directory.root().string());
+  fmt::print(
+      "evaluating {} replies, {} at a time: each is compiled by nvcc (tens of seconds on a "
+      "small CPU); one line per result\n",
+      total, parallel);
+  std::fflush(stdout);
+  return agent::execute_run(demo.plan, directory, engine.function(), observer);
+}
+
+// The results table, the run's report, and the exit code: internal errors first, then results
+// that contradict their file's expectation.
+int show_results(const demo::DemoPlan& demo, const agent::RunSummary& summary,
+                 const agent::RunDirectory& directory) {
+  fmt::print("\n{}", demo::render_demo_table(demo.entries, summary.trajectories, demo.set_aside));
+  for (const auto& error : summary.internal_errors)
+    fmt::print(stderr, "internal error: {}\n", error);
+
+  const int unexpected = demo::count_unexpected(demo.entries, summary.trajectories);
+  fmt::print("\nrun directory: {} (trajectories/, responses/, run.json)\n",
+             directory.root().string());
+
+  auto report = report::write_report({directory.root()}, report::ReportOptions{});
+  if (report) {
+    fmt::print("report: {} ({})\n", report->html.string(), report->summary_markdown.string());
+  } else {
+    fmt::print("report: not written: {}\n", report.error().message);
+  }
+  if (!summary.internal_errors.empty()) return kExitInternal;
+  if (unexpected > 0) {
+    fmt::print("{} result(s) contradict their file's expectation\n", unexpected);
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
 int run_demo(const DemoOptions& options) {
   auto level = prompt::parse_context_level(options.context);
   if (!level) {
@@ -49,13 +104,8 @@ int run_demo(const DemoOptions& options) {
     fmt::print(stderr, "ptxbench demo: {}\n", settings.error().message);
     return kExitUsage;
   }
-  auto suite =
-      task::load_suite(options.tasks_dir.empty() ? task::default_tasks_dir()
-                                                 : std::filesystem::path(options.tasks_dir));
-  if (!suite) {
-    fmt::print(stderr, "ptxbench demo: {}\n", suite.error().message);
-    return kExitUsage;
-  }
+  auto suite = load_task_suite("demo", options.tasks_dir);
+  if (!suite) return kExitUsage;
   eval::apply_correctness_rule(*settings, *suite);
   auto engine = open_command_engine("demo", *settings);
   if (!engine) return kExitUsage;
@@ -68,11 +118,11 @@ int run_demo(const DemoOptions& options) {
     return kExitUsage;
   }
   agent::SolutionScan scan = agent::scan_solutions(solutions);
-  agent::DemoPlan demo =
-      agent::plan_demo(*suite, scan, *level,
-                       options.context_dir.empty() ? prompt::default_context_dir()
-                                                   : std::filesystem::path(options.context_dir),
-                       eval::parallel_compiles(*settings));
+  demo::DemoPlan demo =
+      demo::plan_demo(*suite, scan, *level,
+                      options.context_dir.empty() ? prompt::default_context_dir()
+                                                  : std::filesystem::path(options.context_dir),
+                      eval::parallel_compiles(*settings));
 
   fmt::print(
       "ptxbench demo: {} solution file(s) with a `// ptxbench:` header among {} .cu file(s) "
@@ -97,69 +147,19 @@ int run_demo(const DemoOptions& options) {
   if (!options.all) {
     std::string why;
     auto gpu_runs = [&](arch::Arch arch) { return engine->gpu_stages_available(arch, why); };
-    if (const auto n = agent::set_aside_gpu_only(demo, gpu_runs); n > 0) {
+    if (const auto n = demo::set_aside_gpu_only(demo, gpu_runs); n > 0) {
       fmt::print(
           "  note: {} non-expert file(s) not replayed: {}: GPU stages not run (--all "
           "replays them)\n",
           n, why);
     }
   }
-  std::mutex print_mutex;
-  std::size_t done = 0;
-  const std::size_t total = demo.entries.size();
-  agent::RunObserver observer{.on_turn =
-                                  [&print_mutex, &done, total](const agent::TurnEvent& event) {
-                                    std::lock_guard lock(print_mutex);
-                                    fmt::print(stderr, "  [{}/{}] {}\n", ++done, total,
-                                               agent::describe(event));
-                                  },
-                              .on_message =
-                                  [&print_mutex](std::string_view line) {
-                                    std::lock_guard lock(print_mutex);
-                                    fmt::print(stderr, "  {}\n", line);
-                                  }};
-  fmt::print("replaying through prompt -> reply -> evaluation -> feedback into {}\n",
-             directory->root().string());
-  fmt::print(
-      "evaluating {} replies, {} at a time: each is compiled by nvcc (tens of seconds on a "
-      "small CPU); one line per result\n",
-      total, eval::parallel_compiles(*settings));
-  std::fflush(stdout);
-  auto summary = agent::execute_run(demo.plan, *directory, engine->function(), observer);
+  auto summary = replay(demo, *directory, *engine, eval::parallel_compiles(*settings));
   if (!summary) {
     fmt::print(stderr, "ptxbench demo: {}\n", summary.error().message);
     return kExitUsage;
   }
-  fmt::print("\n{}", agent::render_demo_table(demo.entries, summary->trajectories, demo.set_aside));
-  for (const auto& error : summary->internal_errors)
-    fmt::print(stderr, "internal error: {}\n", error);
-
-  int unexpected = 0;
-  for (const auto& trajectory : summary->trajectories) {
-    for (const auto& entry : demo.entries) {
-      if (entry.spec.id() != trajectory.info.id || trajectory.turns.empty()) continue;
-      auto verdict = trajectory.turns.back().evaluation.verdict;
-      if (agent::agreement(entry.solution.header.expect, verdict) ==
-          agent::Agreement::kUnexpected) {
-        ++unexpected;
-      }
-    }
-  }
-  fmt::print("\nrun directory: {} (trajectories/, responses/, run.json)\n",
-             directory->root().string());
-
-  auto report = report::write_report({directory->root()}, report::ReportOptions{});
-  if (report) {
-    fmt::print("report: {} ({})\n", report->html.string(), report->summary_markdown.string());
-  } else {
-    fmt::print("report: not written: {}\n", report.error().message);
-  }
-  if (!summary->internal_errors.empty()) return kExitInternal;
-  if (unexpected > 0) {
-    fmt::print("{} result(s) contradict their file's expectation\n", unexpected);
-    return kExitFailed;
-  }
-  return kExitOk;
+  return show_results(demo, *summary, *directory);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "ptxbench/cli/command.hpp"
 #include "ptxbench/cli/eval_selection.hpp"
 #include "ptxbench/cli/settings_flags.hpp"
+#include "ptxbench/cli/task_suite.hpp"
 #include "ptxbench/eval/engine.hpp"
 #include "ptxbench/eval/evaluation_json.hpp"
 #include "ptxbench/eval/summary.hpp"
@@ -96,13 +97,8 @@ int run_eval(const EvalOptions& options) {
     fmt::print(stderr, "ptxbench eval: {}\n", settings.error().message);
     return kExitUsage;
   }
-  auto suite =
-      task::load_suite(options.tasks_dir.empty() ? task::default_tasks_dir()
-                                                 : std::filesystem::path(options.tasks_dir));
-  if (!suite) {
-    fmt::print(stderr, "ptxbench eval: {}\n", suite.error().message);
-    return kExitUsage;
-  }
+  auto suite = load_task_suite("eval", options.tasks_dir);
+  if (!suite) return kExitUsage;
   eval::apply_correctness_rule(*settings, *suite);
   auto tasks = select_tasks(*suite, options.tasks);
   if (!tasks) {

@@ -5,12 +5,12 @@
 #include <chrono>
 #include <ctime>
 
-#include "ptxbench/agent/demo.hpp"
 #include "ptxbench/agent/run_config.hpp"
 #include "ptxbench/cli/command.hpp"
 #include "ptxbench/cli/fixit_pipeline.hpp"
 #include "ptxbench/cli/fixit_stages.hpp"
 #include "ptxbench/cli/settings_flags.hpp"
+#include "ptxbench/demo/demo.hpp"
 #include "ptxbench/fixit/retrieve.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"

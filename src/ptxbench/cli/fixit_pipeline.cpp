@@ -7,10 +7,10 @@
 #include <set>
 
 #include "ptxbench/agent/config_file.hpp"
-#include "ptxbench/agent/demo.hpp"
 #include "ptxbench/agent/run_executor.hpp"
 #include "ptxbench/cli/command.hpp"
 #include "ptxbench/cli/settings_flags.hpp"
+#include "ptxbench/demo/demo.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/field_reader.hpp"
 #include "ptxbench/util/fs.hpp"
@@ -242,9 +242,9 @@ int run_fixit_demo(const FixitDemoOptions& options, const FixitEnvironment& env)
   // 1. The demo run: the project's solutions and broken controls replayed through the loop.
   fs::path source_run = folder->root() / "source-run";
   agent::SolutionScan scan = agent::scan_solutions(options.solutions_dir);
-  agent::DemoPlan demo =
-      agent::plan_demo(env.suite, scan, prompt::ContextLevel::kNone, prompt::default_context_dir(),
-                       eval::parallel_compiles(env.settings));
+  demo::DemoPlan demo =
+      demo::plan_demo(env.suite, scan, prompt::ContextLevel::kNone, prompt::default_context_dir(),
+                      eval::parallel_compiles(env.settings));
   fmt::print("fixit demo: 1/7 replaying {} solution file(s) into {}\n", demo.entries.size(),
              source_run.string());
   std::fflush(stdout);
@@ -264,7 +264,7 @@ int run_fixit_demo(const FixitDemoOptions& options, const FixitEnvironment& env)
       fmt::print(stderr, "ptxbench fixit demo: {}\n", summary.error().message);
       return kExitUsage;
     }
-    fmt::print("{}", agent::render_demo_table(demo.entries, summary->trajectories));
+    fmt::print("{}", demo::render_demo_table(demo.entries, summary->trajectories));
   }
   // 2-7. The broken controls' failures (their declared verdicts where the GPU stages did not run).
   fmt::print("\nfixit demo: 2/7 mine\n");

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ptxbench/cli/command.hpp"
+#include "ptxbench/cli/task_suite.hpp"
 #include "ptxbench/fixit/retrieve.hpp"
 #include "ptxbench/prompt/prompt.hpp"
 #include "ptxbench/task/task_loader.hpp"
@@ -43,13 +44,8 @@ int run_prompt(const PromptOptions& options) {
                options.context);
     return kExitUsage;
   }
-  auto suite =
-      task::load_suite(options.tasks_dir.empty() ? task::default_tasks_dir()
-                                                 : std::filesystem::path(options.tasks_dir));
-  if (!suite) {
-    fmt::print(stderr, "ptxbench prompt: {}\n", suite.error().message);
-    return kExitUsage;
-  }
+  auto suite = load_task_suite("prompt", options.tasks_dir);
+  if (!suite) return kExitUsage;
   const task::Task* task = task::find_task(*suite, options.task);
   if (task == nullptr) {
     fmt::print(stderr, "ptxbench prompt: no task named '{}' (see `ptxbench tasks`)\n",

@@ -14,6 +14,7 @@
 #include "ptxbench/cli/command.hpp"
 #include "ptxbench/cli/run_scale.hpp"
 #include "ptxbench/cli/settings_flags.hpp"
+#include "ptxbench/cli/task_suite.hpp"
 #include "ptxbench/fixit/retrieve.hpp"
 #include "ptxbench/model/provider_factory.hpp"
 #include "ptxbench/task/task_loader.hpp"
@@ -138,6 +139,84 @@ bool no_recorded_reply(const agent::Trajectory& trajectory) {
          trajectory.turns.empty();
 }
 
+// The retrieval context level's hooks (run.yaml's retrieval.fixit): repairs from the Fixit
+// folder in the system prompt and after failing turns. False once the problem is on stderr.
+bool attach_retrieval(agent::RunPlan& plan, const agent::RunConfig& config,
+                      const std::vector<task::Task>& suite, const std::string& fixit_flag) {
+  const auto& retrieval = config.retrieval;
+  if (retrieval.fixit.empty()) return true;
+  auto documents =
+      fixit::load_retrieval_documents(retrieval.fixit, suite, /*include_unverified=*/false);
+  if (!documents) {
+    fmt::print(stderr, "ptxbench run: retrieval.fixit: {}\n", documents.error().message);
+    return false;
+  }
+  if (documents->empty())
+    fmt::print(stderr, "ptxbench run: --fixit: {}\n",
+               fixit::empty_index_note(fixit_flag, suite, /*include_unverified=*/false));
+  auto index = std::make_shared<const fixit::RetrievalIndex>(std::move(*documents));
+  plan.context_hook = fixit::retrieval_hook(index, static_cast<std::size_t>(retrieval.k));
+  plan.agent.failure_context =
+      fixit::retrieval_feedback_hook(index, static_cast<std::size_t>(retrieval.k));
+  plan.config["fixit"] = {
+      {"folder", retrieval.fixit.string()}, {"k", retrieval.k}, {"documents", index->size()}};
+  return true;
+}
+
+// The run's summary line and warnings, and its exit code: internal errors first, then a replay
+// that matched nothing at all (a misnamed path or file, not a result), then failed trajectories.
+int run_outcome(const agent::RunPlan& plan, const agent::RunSummary& summary,
+                const std::filesystem::path& root, int unmatched_replays) {
+  fmt::print(
+      "{} trajectories: {} finished, {} failed (provider errors), {} turns run now; "
+      "written to {}\n",
+      plan.trajectories.size(), summary.finished, summary.failed, summary.turns_run, root.string());
+  if (unmatched_replays > 0) {
+    fmt::print(stderr,
+               "warning: {} of {} trajectories found no recorded reply; docs/running.md (replay) "
+               "lists the file names a replay looks for\n",
+               unmatched_replays, plan.trajectories.size());
+  }
+  for (const auto& error : summary.internal_errors) {
+    fmt::print(stderr, "internal error: {}\n", error);
+  }
+  if (!summary.internal_errors.empty()) return kExitInternal;
+  // A replay that matched nothing at all is a misnamed path or file, not a result.
+  if (unmatched_replays > 0 && unmatched_replays == static_cast<int>(plan.trajectories.size()))
+    return kExitUsage;
+  if (summary.failed > 0) {
+    fmt::print(stderr, "rerun the same command to retry the failed trajectories\n");
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
+// Prints each turn, each failed trajectory and each replay that found no recorded reply (and
+// counts those in `unmatched_replays`).
+agent::RunObserver printing_observer(std::mutex& print_mutex, int& unmatched_replays) {
+  return agent::RunObserver{.on_turn =
+                                [&print_mutex](const agent::TurnEvent& event) {
+                                  std::lock_guard lock(print_mutex);
+                                  fmt::print(stderr, "{}\n", agent::describe(event));
+                                },
+                            .on_trajectory =
+                                [&print_mutex, &unmatched_replays](const agent::Trajectory& t) {
+                                  std::lock_guard lock(print_mutex);
+                                  if (t.info.status == agent::TrajectoryStatus::kFailed) {
+                                    fmt::print(stderr, "{} failed: {}\n", t.info.id, t.info.error);
+                                  } else if (no_recorded_reply(t)) {
+                                    ++unmatched_replays;
+                                    fmt::print(stderr, "warning: {}: 0 turns: {}\n", t.info.id,
+                                               t.info.error);
+                                  }
+                                },
+                            .on_message =
+                                [&print_mutex](std::string_view line) {
+                                  std::lock_guard lock(print_mutex);
+                                  fmt::print(stderr, "{}\n", line);
+                                }};
+}
+
 int run_run(const RunFlags& flags) {
   // What a killed earlier run left in the temp folder (its owner process is gone).
   std::error_code no_tmp;
@@ -149,12 +228,8 @@ int run_run(const RunFlags& flags) {
     fmt::print(stderr, "ptxbench run: {}\n", config.error().message);
     return kExitUsage;
   }
-  auto suite =
-      task::load_suite(config->tasks_dir.empty() ? task::default_tasks_dir() : config->tasks_dir);
-  if (!suite) {
-    fmt::print(stderr, "ptxbench run: {}\n", suite.error().message);
-    return kExitUsage;
-  }
+  auto suite = load_task_suite("run", config->tasks_dir);
+  if (!suite) return kExitUsage;
   eval::apply_correctness_rule(config->evaluation, *suite);
   auto tasks = agent::select_tasks(*suite, agent::task_selectors(*config));
   if (!tasks) {
@@ -187,23 +262,7 @@ int run_run(const RunFlags& flags) {
                                                                  : config->context_dir,
                       .config = agent::to_json(*config, *tasks),
                       .grid = agent::grid_of(*config, *tasks)};
-  if (const auto& retrieval = config->retrieval; !retrieval.fixit.empty()) {
-    auto documents =
-        fixit::load_retrieval_documents(retrieval.fixit, *suite, /*include_unverified=*/false);
-    if (!documents) {
-      fmt::print(stderr, "ptxbench run: retrieval.fixit: {}\n", documents.error().message);
-      return kExitUsage;
-    }
-    if (documents->empty())
-      fmt::print(stderr, "ptxbench run: --fixit: {}\n",
-                 fixit::empty_index_note(flags.fixit, *suite, /*include_unverified=*/false));
-    auto index = std::make_shared<const fixit::RetrievalIndex>(std::move(*documents));
-    plan.context_hook = fixit::retrieval_hook(index, static_cast<std::size_t>(retrieval.k));
-    plan.agent.failure_context =
-        fixit::retrieval_feedback_hook(index, static_cast<std::size_t>(retrieval.k));
-    plan.config["fixit"] = {
-        {"folder", retrieval.fixit.string()}, {"k", retrieval.k}, {"documents", index->size()}};
-  }
+  if (!attach_retrieval(plan, *config, *suite, flags.fixit)) return kExitUsage;
   for (const auto& model_config : config->models) {
     auto provider = model::make_provider(model_config);
     if (!provider) {
@@ -221,56 +280,14 @@ int run_run(const RunFlags& flags) {
   }
   std::mutex print_mutex;
   int unmatched_replays = 0;
-  agent::RunObserver observer{
-      .on_turn =
-          [&print_mutex](const agent::TurnEvent& event) {
-            std::lock_guard lock(print_mutex);
-            fmt::print(stderr, "{}\n", agent::describe(event));
-          },
-      .on_trajectory =
-          [&print_mutex, &unmatched_replays](const agent::Trajectory& t) {
-            std::lock_guard lock(print_mutex);
-            if (t.info.status == agent::TrajectoryStatus::kFailed) {
-              fmt::print(stderr, "{} failed: {}\n", t.info.id, t.info.error);
-            } else if (no_recorded_reply(t)) {
-              ++unmatched_replays;
-              fmt::print(stderr, "warning: {}: 0 turns: {}\n", t.info.id, t.info.error);
-            }
-          },
-      .on_message =
-          [&print_mutex](std::string_view line) {
-            std::lock_guard lock(print_mutex);
-            fmt::print(stderr, "{}\n", line);
-          }};
+  const auto observer = printing_observer(print_mutex, unmatched_replays);
   fmt::print(stderr, "run directory: {}\n", directory->root().string());
   auto summary = agent::execute_run(plan, *directory, engine->function(), observer);
   if (!summary) {
     fmt::print(stderr, "ptxbench run: {}\n", summary.error().message);
     return kExitUsage;
   }
-  fmt::print(
-      "{} trajectories: {} finished, {} failed (provider errors), {} turns run now; "
-      "written to {}\n",
-      plan.trajectories.size(), summary->finished, summary->failed, summary->turns_run,
-      directory->root().string());
-  if (unmatched_replays > 0) {
-    fmt::print(stderr,
-               "warning: {} of {} trajectories found no recorded reply; docs/running.md (replay) "
-               "lists the file names a replay looks for\n",
-               unmatched_replays, plan.trajectories.size());
-  }
-  for (const auto& error : summary->internal_errors) {
-    fmt::print(stderr, "internal error: {}\n", error);
-  }
-  if (!summary->internal_errors.empty()) return kExitInternal;
-  // A replay that matched nothing at all is a misnamed path or file, not a result.
-  if (unmatched_replays > 0 && unmatched_replays == static_cast<int>(plan.trajectories.size()))
-    return kExitUsage;
-  if (summary->failed > 0) {
-    fmt::print(stderr, "rerun the same command to retry the failed trajectories\n");
-    return kExitFailed;
-  }
-  return kExitOk;
+  return run_outcome(plan, *summary, directory->root(), unmatched_replays);
 }
 
 }  // namespace

@@ -15,10 +15,13 @@
 #include <filesystem>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <thread>
+#include <vector>
 
 #include "ptxbench/cli/command.hpp"
 #include "ptxbench/cli/settings_flags.hpp"
+#include "ptxbench/cli/task_suite.hpp"
 #include "ptxbench/fixit/retrieve.hpp"
 #include "ptxbench/prompt/context_level.hpp"
 #include "ptxbench/serve/service.hpp"
@@ -75,6 +78,47 @@ void drain_on_signal(serve::Service& service, const std::atomic<bool>& listening
   service.drain();
 }
 
+// The retrieval context level's hooks from --fixit (none without it); nullopt once the
+// problem is on stderr.
+std::optional<serve::RetrievalHooks> retrieval_hooks(const ServeFlags& flags,
+                                                     const std::vector<task::Task>& suite) {
+  if (flags.fixit.empty()) return serve::RetrievalHooks{};
+  auto documents = fixit::load_retrieval_documents(std::filesystem::path(flags.fixit), suite,
+                                                   /*include_unverified=*/false);
+  if (!documents) {
+    fmt::print(stderr, "ptxbench serve: --fixit: {}\n", documents.error().message);
+    return std::nullopt;
+  }
+  auto index = std::make_shared<const fixit::RetrievalIndex>(std::move(*documents));
+  const auto k = static_cast<std::size_t>(flags.retrieve_k);
+  return serve::RetrievalHooks{.first_turn = fixit::retrieval_hook(index, k),
+                               .after_failure = fixit::retrieval_feedback_hook(index, k)};
+}
+
+serve::ServiceOptions service_options(const ServeFlags& flags, int workers,
+                                      const serve::RewardConfig& reward,
+                                      serve::RetrievalHooks retrieval) {
+  auto http = flags.http;
+  http.header_timeout = std::chrono::seconds(flags.header_timeout_seconds);
+  http.body_timeout = std::chrono::seconds(flags.body_timeout_seconds);
+  auto sessions = flags.sessions;
+  sessions.idle_timeout = std::chrono::seconds(flags.session_idle_seconds);
+  return {.host = flags.host,
+          .port = flags.port,
+          .journal_dir = flags.journal,
+          .context_dir = flags.context_dir.empty() ? prompt::default_context_dir()
+                                                   : std::filesystem::path(flags.context_dir),
+          .limits = {.capacity = flags.queue_capacity,
+                     .workers = workers,
+                     .keep_done_count = flags.keep_done,
+                     .keep_done_for = std::chrono::seconds(flags.keep_done_seconds)},
+          .max_body_bytes = flags.max_body_bytes,
+          .http = http,
+          .sessions = sessions,
+          .reward = reward,
+          .retrieval = std::move(retrieval)};
+}
+
 int run_serve(const ServeFlags& flags) {
   auto tokens = serve::load_client_tokens(flags.tokens);
   if (!tokens) {
@@ -95,12 +139,8 @@ int run_serve(const ServeFlags& flags) {
     fmt::print(stderr, "ptxbench serve: {}\n", settings.error().message);
     return kExitUsage;
   }
-  auto suite = task::load_suite(flags.tasks_dir.empty() ? task::default_tasks_dir()
-                                                        : std::filesystem::path(flags.tasks_dir));
-  if (!suite) {
-    fmt::print(stderr, "ptxbench serve: {}\n", suite.error().message);
-    return kExitUsage;
-  }
+  auto suite = load_task_suite("serve", flags.tasks_dir);
+  if (!suite) return kExitUsage;
   if (auto journal = serve::prepare_journal_dir(flags.journal); !journal) {
     fmt::print(stderr, "ptxbench serve: --journal: {}\n", journal.error().message);
     return kExitUsage;
@@ -110,48 +150,18 @@ int run_serve(const ServeFlags& flags) {
   auto engine = open_command_engine("serve", *settings);
   if (!engine) return kExitUsage;
   const std::size_t gpu_count = engine->gpu_count();
-  serve::RetrievalHooks retrieval;
-  if (!flags.fixit.empty()) {
-    auto documents = fixit::load_retrieval_documents(std::filesystem::path(flags.fixit), *suite,
-                                                     /*include_unverified=*/false);
-    if (!documents) {
-      fmt::print(stderr, "ptxbench serve: --fixit: {}\n", documents.error().message);
-      return kExitUsage;
-    }
-    auto index = std::make_shared<const fixit::RetrievalIndex>(std::move(*documents));
-    const auto k = static_cast<std::size_t>(flags.retrieve_k);
-    retrieval = {.first_turn = fixit::retrieval_hook(index, k),
-                 .after_failure = fixit::retrieval_feedback_hook(index, k)};
-  }
+  auto retrieval = retrieval_hooks(flags, *suite);
+  if (!retrieval) return kExitUsage;
   // Children stay up on the first signal: the drain decides when to stop them (and the watch
   // itself a little after the drain's bound, should the drain hang).
   const auto drain_timeout = std::chrono::seconds(flags.drain_timeout_seconds);
   util::let_children_finish_on_stop(drain_timeout + std::chrono::seconds(10));
 
-  auto http = flags.http;
-  http.header_timeout = std::chrono::seconds(flags.header_timeout_seconds);
-  http.body_timeout = std::chrono::seconds(flags.body_timeout_seconds);
-  auto sessions = flags.sessions;
-  sessions.idle_timeout = std::chrono::seconds(flags.session_idle_seconds);
   std::unique_ptr<serve::Service> held;
   try {
     held = std::make_unique<serve::Service>(
-        serve::ServiceOptions{
-            .host = flags.host,
-            .port = flags.port,
-            .journal_dir = flags.journal,
-            .context_dir = flags.context_dir.empty() ? prompt::default_context_dir()
-                                                     : std::filesystem::path(flags.context_dir),
-            .limits = {.capacity = flags.queue_capacity,
-                       .workers = workers,
-                       .keep_done_count = flags.keep_done,
-                       .keep_done_for = std::chrono::seconds(flags.keep_done_seconds)},
-            .max_body_bytes = flags.max_body_bytes,
-            .http = http,
-            .sessions = sessions,
-            .reward = reward,
-            .retrieval = std::move(retrieval)},
-        *suite, std::move(*tokens), serve::evaluate_through(engine));
+        service_options(flags, workers, reward, std::move(*retrieval)), *suite, std::move(*tokens),
+        serve::evaluate_through(engine));
   } catch (const serve::JournalInUse& error) {
     fmt::print(stderr, "ptxbench serve: --journal {}\n", error.what());
     return kExitUsage;

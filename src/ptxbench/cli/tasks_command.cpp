@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ptxbench/cli/command.hpp"
+#include "ptxbench/cli/task_suite.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/task/task_render.hpp"
 
@@ -130,11 +131,8 @@ void add_tasks_command(CLI::App& app, CommandContext& context) {
   show->add_option("--arch", options->show_arch, "Name the requested families for this arch");
   show->fallthrough();  // --tasks-dir may follow the task name
   sub->callback([options, show, &context] {
-    auto suite =
-        task::load_suite(options->tasks_dir.empty() ? task::default_tasks_dir()
-                                                    : std::filesystem::path(options->tasks_dir));
+    auto suite = load_task_suite("tasks", options->tasks_dir);
     if (!suite) {
-      fmt::print(stderr, "ptxbench tasks: {}\n", suite.error().message);
       context.exit_code = kExitUsage;
       return;
     }

@@ -75,6 +75,12 @@ bool is_correct(Verdict verdict) {
   return verdict == Verdict::kPassed || verdict == Verdict::kInstructionsNotExecuted;
 }
 
+// The enum is in error-taxonomy order: the GPU stages' verdicts stand between NOT_RUN and
+// INTERNAL_ERROR.
+bool is_gpu_stage_verdict(Verdict verdict) {
+  return verdict > Verdict::kNotRun && verdict < Verdict::kInternalError;
+}
+
 const StageRecord* Evaluation::find_stage(Stage s) const {
   auto it = std::find_if(stages.begin(), stages.end(),
                          [s](const StageRecord& r) { return r.stage == s; });

@@ -58,6 +58,8 @@ std::optional<Stage> parse_stage(std::string_view name);
 std::optional<StageStatus> parse_stage_status(std::string_view name);
 std::optional<Verdict> parse_verdict(std::string_view name);
 bool is_correct(Verdict verdict);  // kInstructionsNotExecuted or kPassed
+// A verdict only the GPU stages can give (sanitizer through timing: kSanitizerError to kPassed).
+bool is_gpu_stage_verdict(Verdict verdict);
 
 struct StageRecord {
   Stage stage = Stage::kExtract;

@@ -15,6 +15,7 @@
 #include "ptxbench/serve/api_requests.hpp"
 #include "ptxbench/serve/batch_routes.hpp"
 #include "ptxbench/serve/http_front.hpp"
+#include "ptxbench/serve/route_helpers.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
 
@@ -25,54 +26,7 @@ using httplib::Request;
 using httplib::Response;
 using nlohmann::json;
 
-constexpr auto kStreamKeepAlive = std::chrono::seconds(15);
-// Retry-After of a refusal: a full queue frees up in seconds; a draining service is back once
-// it has been restarted.
-constexpr int kRetryFullSeconds = 5;
-constexpr int kRetryDrainingSeconds = 30;
 constexpr const char* kJobId = "([0-9]+-[0-9a-f]+)";
-
-void reply_json(Response& res, int status, const json& body) {
-  res.status = status;
-  res.set_content(body.dump(), "application/json");
-}
-
-void reply_error(Response& res, int status, const std::string& message) {
-  if (status == 429) res.set_header("Retry-After", std::to_string(kRetryFullSeconds));
-  if (status == 503) res.set_header("Retry-After", std::to_string(kRetryDrainingSeconds));
-  reply_json(res, status, {{"error", message}});
-}
-
-int status_of(SubmitStatus status) {
-  switch (status) {
-    case SubmitStatus::kAccepted:
-      return 202;
-    case SubmitStatus::kUnknownTask:
-      return 400;
-    case SubmitStatus::kQueueFull:
-    case SubmitStatus::kClientLimit:
-      return 429;
-    case SubmitStatus::kDraining:
-      return 503;
-  }
-  return 500;
-}
-
-int status_of(EnvError error) {
-  switch (error) {
-    case EnvError::kBadRequest:
-      return 400;
-    case EnvError::kNotFound:
-      return 404;
-    case EnvError::kConflict:
-      return 409;
-    case EnvError::kRefused:
-      return 429;
-    case EnvError::kUnavailable:
-      return 503;
-  }
-  return 500;
-}
 
 json task_summary(const task::Task& task) {
   json requested = json::object();
@@ -90,16 +44,6 @@ json snapshot_json(const std::string& id, const JobSnapshot& snapshot) {
   json out{{"id", id}, {"state", to_string(snapshot.state)}};
   if (snapshot.record) out["record"] = *snapshot.record;
   return out;
-}
-
-void reply_unauthorized(Response& res) {
-  res.set_header("WWW-Authenticate", "Bearer");
-  reply_error(res, 401, "Authorization: expected 'Bearer TOKEN' with a token of the service");
-}
-
-std::string too_large(const ApiContext& api) {
-  return fmt::format("body: larger than the service accepts ({} bytes, --max-body-bytes)",
-                     api.max_body_bytes);
 }
 
 // Before any body is read (httplib's pre-routing): the token, then what the head says of the
@@ -136,48 +80,6 @@ httplib::Server::HandlerResponse check_head(ApiContext& api, const Request& req,
   if (req.is_multipart_form_data())
     return refuse(415, "Content-Type: multipart is not accepted; send a JSON body");
   return Server::HandlerResponse::Unhandled;
-}
-
-// Wraps a handler that needs a client: 401 without a valid bearer token (check_head has
-// refused those already; this gives the handler its client). A body httplib read for a plain
-// handler is held to max_body_bytes here.
-template <class Handler>
-auto authenticated(ApiContext& api, Handler handler) {
-  return [&api, handler](const Request& req, Response& res) {
-    auto client = api.tokens.authenticate(req.get_header_value("Authorization"));
-    if (!client) return reply_unauthorized(res);
-    if (req.body.size() > api.max_body_bytes) return reply_error(res, 413, too_large(api));
-    handler(req, res, *client);
-  };
-}
-
-// A POST handler of (request, body, response, client): the body is read here, after the token,
-// up to max_body_bytes whatever its Content-Type (curl -d sends a JSON body as a form, which
-// httplib itself would hold to 8 KiB) and Transfer-Encoding.
-template <class Handler>
-auto authenticated_body(ApiContext& api, Handler handler) {
-  return [&api, handler](const Request& req, Response& res, const httplib::ContentReader& read) {
-    auto client = api.tokens.authenticate(req.get_header_value("Authorization"));
-    if (!client) return reply_unauthorized(res);
-    std::string body;
-    bool over = false;
-    const bool complete = read([&](const char* data, std::size_t size) {
-      over = body.size() + size > api.max_body_bytes;
-      if (!over) body.append(data, size);
-      return !over;
-    });
-    if (over || body_problem() == BodyProblem::kTooLarge) {
-      close_connection_after_response();
-      return reply_error(res, 413, too_large(api));
-    }
-    if (!complete) {
-      close_connection_after_response();
-      if (body_problem() == BodyProblem::kTooSlow)
-        return reply_error(res, 408, "body: not received in time");
-      return reply_error(res, 400, "body: not read to its end (broken chunked framing?)");
-    }
-    handler(req, body, res, *client);
-  };
 }
 
 // The job when it exists and belongs to the client; else a 404 has been sent.

@@ -9,6 +9,8 @@
 #include <memory>
 #include <set>
 
+#include "ptxbench/serve/route_helpers.hpp"
+
 namespace ptxbench::serve {
 namespace {
 
@@ -16,30 +18,9 @@ using httplib::Request;
 using httplib::Response;
 using nlohmann::json;
 
-constexpr auto kStreamKeepAlive = std::chrono::seconds(15);
 constexpr int kMaxWaitSeconds = 60;
 constexpr int kRetryRefusedSeconds = 5;
 constexpr const char* kBatchId = "(b[0-9a-f]{16})";
-
-void reply_json(Response& res, int status, const json& body) {
-  res.status = status;
-  res.set_content(body.dump(), "application/json");
-}
-
-// As api_routes' authenticated(): 401 without a valid bearer token.
-template <class Handler>
-auto authenticated(ApiContext& api, Handler handler) {
-  return [&api, handler](const Request& req, Response& res) {
-    auto client = api.tokens.authenticate(req.get_header_value("Authorization"));
-    if (!client) {
-      res.set_header("WWW-Authenticate", "Bearer");
-      reply_json(res, 401,
-                 {{"error", "Authorization: expected 'Bearer TOKEN' with a token of the service"}});
-      return;
-    }
-    handler(req, res, *client);
-  };
-}
 
 std::optional<int> wait_seconds(const Request& req, Response& res) {
   if (!req.has_param("wait_s")) return 0;
@@ -49,8 +30,7 @@ std::optional<int> wait_seconds(const Request& req, Response& res) {
       text.find_first_not_of("0123456789") == std::string::npos)
     seconds = std::stoi(text);
   if (seconds < 0 || seconds > kMaxWaitSeconds) {
-    reply_json(res, 400,
-               {{"error", fmt::format("wait_s: expected a whole number 0-{}", kMaxWaitSeconds)}});
+    reply_error(res, 400, fmt::format("wait_s: expected a whole number 0-{}", kMaxWaitSeconds));
     return std::nullopt;
   }
   return seconds;
@@ -99,25 +79,25 @@ void stream_batch(BatchStore& batches, JobQueue& queue, Batch batch, Response& r
 }  // namespace
 
 void register_batch_routes(httplib::Server& server, ApiContext& api, BatchStore& batches) {
-  server.Post("/v1/batches", authenticated(api, [&batches](const Request& req, Response& res,
-                                                           const Client& client) {
-                auto request = parse_batch(req.body);
-                if (!request) return reply_json(res, 400, {{"error", request.error().message}});
-                auto batch = batches.submit(std::move(*request), client);
-                const bool any_refused_for_now =
-                    std::any_of(batch.items.begin(), batch.items.end(), [](const BatchItem& i) {
-                      return i.refused_status == 429 || i.refused_status == 503;
-                    });
-                if (any_refused_for_now)
-                  res.set_header("Retry-After", std::to_string(kRetryRefusedSeconds));
-                res.set_header("Location", "/v1/batches/" + batch.id);
-                reply_json(res, 202, batches.to_json(batch, false));
-              }));
+  server.Post(
+      "/v1/batches", authenticated_body(api, [&batches](const Request&, const std::string& body,
+                                                        Response& res, const Client& client) {
+        auto request = parse_batch(body);
+        if (!request) return reply_error(res, 400, request.error().message);
+        auto batch = batches.submit(std::move(*request), client);
+        const bool any_refused_for_now = std::any_of(
+            batch.items.begin(), batch.items.end(),
+            [](const BatchItem& i) { return i.refused_status == 429 || i.refused_status == 503; });
+        if (any_refused_for_now)
+          res.set_header("Retry-After", std::to_string(kRetryRefusedSeconds));
+        res.set_header("Location", "/v1/batches/" + batch.id);
+        reply_json(res, 202, batches.to_json(batch, false));
+      }));
   server.Get(
       fmt::format("/v1/batches/{}", kBatchId),
       authenticated(api, [&batches](const Request& req, Response& res, const Client& client) {
         auto batch = batches.find(req.matches[1].str(), client);
-        if (!batch) return reply_json(res, 404, {{"error", "batch: not found"}});
+        if (!batch) return reply_error(res, 404, "batch: not found");
         auto wait = wait_seconds(req, res);
         if (!wait) return;
         if (*wait > 0) batches.wait(*batch, std::chrono::seconds(*wait));
@@ -128,7 +108,7 @@ void register_batch_routes(httplib::Server& server, ApiContext& api, BatchStore&
       fmt::format("/v1/batches/{}/stream", kBatchId),
       authenticated(api, [&api, &batches](const Request& req, Response& res, const Client& client) {
         auto batch = batches.find(req.matches[1].str(), client);
-        if (!batch) return reply_json(res, 404, {{"error", "batch: not found"}});
+        if (!batch) return reply_error(res, 404, "batch: not found");
         stream_batch(batches, api.queue, std::move(*batch), res);
       }));
 }

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "ptxbench/eval/evaluation_json.hpp"
+#include "ptxbench/serve/route_helpers.hpp"
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/hash.hpp"
 
@@ -34,21 +35,6 @@ std::optional<json> read_json(const fs::path& path) {
   auto parsed = json::parse(*text, nullptr, false);
   if (parsed.is_discarded()) return std::nullopt;
   return parsed;
-}
-
-int status_of(SubmitStatus status) {
-  switch (status) {
-    case SubmitStatus::kAccepted:
-      return 202;
-    case SubmitStatus::kUnknownTask:
-      return 400;
-    case SubmitStatus::kQueueFull:
-    case SubmitStatus::kClientLimit:
-      return 429;
-    case SubmitStatus::kDraining:
-      return 503;
-  }
-  return 500;
 }
 
 json batch_file_json(const Batch& batch) {

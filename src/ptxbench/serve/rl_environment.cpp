@@ -238,31 +238,63 @@ EnvOutcome<ResetResult> RlEnvironment::reset(const ResetRequest& request, const 
   return {.value = std::move(result)};
 }
 
+EnvOutcome<RlEnvironment::Session> RlEnvironment::claim(const std::string& id,
+                                                        const std::string& reply_hash,
+                                                        const Client& client) {
+  std::lock_guard lock(mutex_);
+  auto it = find_live(id);
+  if (it == sessions_.end() || it->second.client != client.name)
+    return failure<Session>(EnvError::kNotFound,
+                            "session: no such session (closed, expired or never opened)");
+  auto& stored = it->second;
+  if (stored.done)
+    return failure<Session>(EnvError::kConflict, "session: the episode is over; reset");
+  if (stored.busy)
+    return failure<Session>(EnvError::kConflict, "session: a step is still being evaluated");
+  if (!stored.pending_evaluation.empty() && stored.pending_reply != reply_hash)
+    return failure<Session>(
+        EnvError::kConflict,
+        fmt::format("session: the reply of turn {} is still being evaluated as {}; send that "
+                    "reply again for its result",
+                    stored.turn + 1, stored.pending_evaluation));
+  stored.busy = true;
+  stored.last_used_ms = now_ms();
+  return {.value = stored};
+}
+
+StepResult RlEnvironment::step_result(const Session& session, int turn, const std::string& reply,
+                                      std::string evaluation_id, const eval::Evaluation& evaluation,
+                                      nlohmann::json record) const {
+  const auto& request = session.request;
+  StepResult result{
+      .turn = turn,
+      .evaluation_id = std::move(evaluation_id),
+      .feedback = agent::render_feedback(
+          evaluation,
+          {.turn = turn, .max_turns = request.max_turns, .target_speedup = request.target_speedup}),
+      .reward = reward_of(evaluation, request.reward.value_or(reward_)),
+      .reward_parts = serve::to_json(reward_parts(evaluation)),
+      .record = std::move(record)};
+  const auto speedup = evaluation.headline_speedup();
+  const bool reached_target = request.target_speedup && evaluation.verified() && speedup &&
+                              *speedup >= *request.target_speedup;
+  result.done = turn >= request.max_turns || reached_target;
+  // As `ptxbench run` does: not after the last turn, which no model reads.
+  if (request.context == prompt::ContextLevel::kRetrieval && retrieval_.after_failure &&
+      !result.done) {
+    const auto more = retrieval_.after_failure(*session.task, request.arch, session.conversation,
+                                               reply, evaluation, result.feedback);
+    if (!more.empty()) result.feedback += "\n\n" + more;
+  }
+  return result;
+}
+
 EnvOutcome<StepResult> RlEnvironment::step(const std::string& session_id, const std::string& reply,
                                            const Client& client) {
-  Session session;
   const auto reply_hash = util::hash_hex(reply);
-  {
-    std::lock_guard lock(mutex_);
-    auto it = find_live(session_id);
-    if (it == sessions_.end() || it->second.client != client.name)
-      return failure<StepResult>(EnvError::kNotFound,
-                                 "session: no such session (closed, expired or never opened)");
-    auto& stored = it->second;
-    if (stored.done)
-      return failure<StepResult>(EnvError::kConflict, "session: the episode is over; reset");
-    if (stored.busy)
-      return failure<StepResult>(EnvError::kConflict, "session: a step is still being evaluated");
-    if (!stored.pending_evaluation.empty() && stored.pending_reply != reply_hash)
-      return failure<StepResult>(
-          EnvError::kConflict,
-          fmt::format("session: the reply of turn {} is still being evaluated as {}; send that "
-                      "reply again for its result",
-                      stored.turn + 1, stored.pending_evaluation));
-    stored.busy = true;
-    stored.last_used_ms = now_ms();
-    session = stored;
-  }
+  auto claimed = claim(session_id, reply_hash, client);
+  if (!claimed.value) return {.failure = std::move(claimed.failure)};
+  const Session session = std::move(*claimed.value);
   const int turn = session.turn + 1;
   // Back in the map (the session may have been closed meanwhile only if not busy: it was not).
   auto release = [&](bool advanced, bool done, const std::string& pending,
@@ -324,27 +356,7 @@ EnvOutcome<StepResult> RlEnvironment::step(const std::string& session_id, const 
     release(false, false, "");
     throw std::runtime_error("evaluation record does not read back: " + evaluation.error().message);
   }
-  const auto& request = session.request;
-  StepResult result{
-      .turn = turn,
-      .evaluation_id = evaluation_id,
-      .feedback = agent::render_feedback(
-          *evaluation,
-          {.turn = turn, .max_turns = request.max_turns, .target_speedup = request.target_speedup}),
-      .reward = reward_of(*evaluation, request.reward.value_or(reward_)),
-      .reward_parts = serve::to_json(reward_parts(*evaluation)),
-      .record = std::move(*record)};
-  const auto speedup = evaluation->headline_speedup();
-  const bool reached_target = request.target_speedup && evaluation->verified() && speedup &&
-                              *speedup >= *request.target_speedup;
-  result.done = turn >= request.max_turns || reached_target;
-  // As `ptxbench run` does: not after the last turn, which no model reads.
-  if (request.context == prompt::ContextLevel::kRetrieval && retrieval_.after_failure &&
-      !result.done) {
-    const auto more = retrieval_.after_failure(*session.task, request.arch, session.conversation,
-                                               reply, *evaluation, result.feedback);
-    if (!more.empty()) result.feedback += "\n\n" + more;
-  }
+  auto result = step_result(session, turn, reply, evaluation_id, *evaluation, std::move(*record));
   release(true, result.done, "", result.feedback);
   return {.value = std::move(result)};
 }

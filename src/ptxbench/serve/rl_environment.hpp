@@ -124,6 +124,13 @@ class RlEnvironment {
     std::string pending_reply;       // the hash of its reply
   };
   static nlohmann::json to_json(const Session& session);
+  // A copy of the client's session, marked busy for the step; or why it cannot step now.
+  EnvOutcome<Session> claim(const std::string& id, const std::string& reply_hash,
+                            const Client& client);
+  // The step's result from its evaluation: feedback (with retrieval's), reward, whether done.
+  StepResult step_result(const Session& session, int turn, const std::string& reply,
+                         std::string evaluation_id, const eval::Evaluation& evaluation,
+                         nlohmann::json record) const;
   void save(const std::string& id, const Session& session);                   // mutex_ held
   void forget(const std::string& id);                                         // mutex_ held
   void expire_idle();                                                         // mutex_ held

@@ -27,13 +27,18 @@ bool wrong_type(const json& object, const char* field, bool (json::*is_type)() c
   return object.contains(field) && !(object.at(field).*is_type)();
 }
 
+// "PATH: what" as an error.
+auto problem_in(const fs::path& path) {
+  return [path](const std::string& what) {
+    return util::make_error(fmt::format("{}: {}", path.string(), what));
+  };
+}
+
 // What merge reads of a run.json, checked before anything is read from it.
 util::Expected<json> read_run(const fs::path& path) {
   auto run = read_json(path);
   if (!run) return run;
-  const auto problem = [&](const std::string& what) {
-    return util::make_error(fmt::format("{}: {}", path.string(), what));
-  };
+  const auto problem = problem_in(path);
   if (!run->is_object()) return problem("expected a JSON object");
   for (const char* field : {"config", "grid"}) {
     if (!run->contains(field)) return problem(fmt::format("{}: missing", field));
@@ -52,9 +57,7 @@ util::Expected<json> read_run(const fs::path& path) {
 util::Expected<json> read_trajectory(const fs::path& path) {
   auto trajectory = read_json(path);
   if (!trajectory) return trajectory;
-  const auto problem = [&](const std::string& what) {
-    return util::make_error(fmt::format("{}: {}", path.string(), what));
-  };
+  const auto problem = problem_in(path);
   if (!trajectory->is_object()) return problem("expected a JSON object");
   if (wrong_type(*trajectory, "info", &json::is_object))
     return problem("info: expected a JSON object");
@@ -102,39 +105,43 @@ void copy_missing_files(const fs::path& from, const fs::path& to) {
   }
 }
 
-}  // namespace
+// Everything merge reads, read and checked before anything is written: the shards' run.json
+// files (their configurations agree but for the tasks), the output's run.json when it exists,
+// and each shard's trajectories.
+struct MergeInputs {
+  std::vector<json> runs;  // one per shard
+  std::optional<json> existing;
+  std::vector<std::vector<std::pair<fs::path, json>>> trajectories;  // per shard: name, content
+};
 
-util::Expected<MergeSummary> merge_runs(const std::vector<fs::path>& shards, const fs::path& out) {
-  if (shards.empty()) return util::make_error("merge: no shard folders given");
-  // Check everything before writing anything.
-  auto out_folder = util::check_output_folder(out);
-  if (!out_folder) return out_folder.error();
-  std::vector<json> runs;
+util::Expected<MergeInputs> read_inputs(const std::vector<fs::path>& shards, const fs::path& out) {
+  MergeInputs inputs;
   for (const auto& shard : shards) {
     if (!fs::exists(shard / "run.json"))
       return util::make_error(fmt::format("{}: not a run (no run.json)", shard.string()));
     auto run = read_run(shard / "run.json");
     if (!run) return run.error();
-    runs.push_back(std::move(*run));
+    inputs.runs.push_back(std::move(*run));
   }
-  std::optional<json> existing;
   if (fs::exists(out / "run.json")) {
     auto run = read_run(out / "run.json");
     if (!run) return run.error();
-    existing = std::move(*run);
+    inputs.existing = std::move(*run);
   }
-  const json reference = shared_part(existing ? existing->at("config") : runs.front().at("config"));
+  const auto& existing = inputs.existing;
+  const json reference =
+      shared_part(existing ? existing->at("config") : inputs.runs.front().at("config"));
   const auto reference_name =
       existing ? (out / "run.json").string() : (shards.front() / "run.json").string();
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const auto mine = shared_part(runs[i].at("config"));
+  for (std::size_t i = 0; i < inputs.runs.size(); ++i) {
+    const auto mine = shared_part(inputs.runs[i].at("config"));
     if (mine != reference)
       return util::make_error(
           fmt::format("{}/run.json: config: {} differs from {}; shards of one run must share their "
                       "configuration (all but the tasks)",
                       shards[i].string(), first_difference(mine, reference), reference_name));
   }
-  std::vector<std::vector<std::pair<fs::path, json>>> trajectories(shards.size());
+  inputs.trajectories.resize(shards.size());
   for (std::size_t i = 0; i < shards.size(); ++i) {
     const auto from = shards[i] / "trajectories";
     if (!fs::is_directory(from)) continue;
@@ -142,9 +149,43 @@ util::Expected<MergeSummary> merge_runs(const std::vector<fs::path>& shards, con
       if (entry.path().extension() != ".json") continue;
       auto incoming = read_trajectory(entry.path());
       if (!incoming) return incoming.error();
-      trajectories[i].emplace_back(entry.path().filename(), std::move(*incoming));
+      inputs.trajectories[i].emplace_back(entry.path().filename(), std::move(*incoming));
     }
   }
+  return inputs;
+}
+
+// A shard's trajectories into the folder: each one that is new or further along than the copy
+// there (more turns, or finished at the same count).
+void merge_trajectories(const std::vector<std::pair<fs::path, json>>& trajectories,
+                        const fs::path& into, MergeSummary& summary) {
+  for (const auto& [name, incoming] : trajectories) {
+    const auto target = into / "trajectories" / name;
+    if (fs::exists(target)) {
+      auto current = read_trajectory(target);
+      if (current && progress_of(*current) >= progress_of(incoming)) {
+        ++summary.unchanged;
+        continue;
+      }
+      ++summary.updated;
+    } else {
+      ++summary.added;
+    }
+    util::write_file_atomic(target, incoming.dump(2));
+  }
+}
+
+}  // namespace
+
+util::Expected<MergeSummary> merge_runs(const std::vector<fs::path>& shards, const fs::path& out) {
+  if (shards.empty()) return util::make_error("merge: no shard folders given");
+  // Check everything before writing anything.
+  auto out_folder = util::check_output_folder(out);
+  if (!out_folder) return out_folder.error();
+  auto inputs = read_inputs(shards, out);
+  if (!inputs) return inputs.error();
+  const auto& runs = inputs->runs;
+  const auto& existing = inputs->existing;
 
   // The merged folder is built aside and replaces the old one only when complete.
   auto staged = util::StagedFolder::begin(out, util::StagedFolder::Start::kExisting);
@@ -157,7 +198,7 @@ util::Expected<MergeSummary> merge_runs(const std::vector<fs::path>& shards, con
   MergeSummary summary{.shards = shards.size()};
   fs::create_directories(into / "trajectories");
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    for (const auto& task : runs[i]["config"].value("tasks", json::array())) {
+    for (const auto& task : runs[i].at("config").value("tasks", json::array())) {
       if (std::find(tasks.begin(), tasks.end(), task) == tasks.end()) tasks.push_back(task);
       if (std::find(grid_tasks.begin(), grid_tasks.end(), task) == grid_tasks.end())
         grid_tasks.push_back(task);
@@ -169,20 +210,7 @@ util::Expected<MergeSummary> merge_runs(const std::vector<fs::path>& shards, con
           merged["sessions"].end())
         merged["sessions"].push_back(entry);
     }
-    for (const auto& [name, incoming] : trajectories[i]) {
-      const auto target = into / "trajectories" / name;
-      if (fs::exists(target)) {
-        auto current = read_trajectory(target);
-        if (current && progress_of(*current) >= progress_of(incoming)) {
-          ++summary.unchanged;
-          continue;
-        }
-        ++summary.updated;
-      } else {
-        ++summary.added;
-      }
-      util::write_file_atomic(target, incoming.dump(2));
-    }
+    merge_trajectories(inputs->trajectories[i], into, summary);
     copy_missing_files(shards[i] / "responses", into / "responses");
   }
   merged["config"]["tasks"] = tasks;

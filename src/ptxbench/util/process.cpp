@@ -127,6 +127,162 @@ void arm_death_signal(pid_t ptxbench_pid) {
   if (::getppid() != ptxbench_pid) kill_own_group(0);
 }
 
+// Everything the child needs, prepared before fork: after it, only async-signal-safe calls.
+struct Launch {
+  std::string exe_path;
+  std::vector<std::string> argv;
+  std::vector<std::string> envp;
+  std::vector<char*> argv_c;
+  std::vector<char*> envp_c;
+  std::string workdir;
+  Pipe out = make_pipe(), err = make_pipe(), in = make_pipe();
+  Pipe exec_status = make_pipe();  // the child writes errno here when it cannot start
+  Fd dev_null{::open("/dev/null", O_RDONLY | O_CLOEXEC)};
+
+  Launch(std::string exe, const ProcessSpec& spec)
+      : exe_path(std::move(exe)),
+        argv(spec.argv),
+        envp(merged_environment(spec.env)),
+        argv_c(c_strings(argv)),
+        envp_c(c_strings(envp)),
+        workdir(spec.working_dir.string()) {}
+  Launch(const Launch&) = delete;  // argv_c and envp_c point into argv and envp
+  Launch& operator=(const Launch&) = delete;
+};
+
+// In the child: reports errno through the status pipe and exits.
+[[noreturn]] void fail_start(const Launch& launch) {
+  int e = errno;
+  [[maybe_unused]] auto w = ::write(launch.exec_status.write.get(), &e, sizeof e);
+  ::_exit(127);
+}
+
+// The forked child: it becomes the group's keeper and forks the program, which gets its
+// descriptors, limits and working folder and execs. Only async-signal-safe calls.
+[[noreturn]] void start_in_child(const ProcessSpec& spec, const Launch& launch,
+                                 pid_t ptxbench_pid) {
+  ::setpgid(0, 0);
+  // The parent may block SIGTERM/SIGINT for its signal thread (termination.hpp): the mask is
+  // inherited across exec, and a child must start with none blocked.
+  sigset_t none;
+  ::sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  arm_death_signal(ptxbench_pid);
+  const pid_t program = ::fork();
+  if (program < 0) fail_start(launch);
+  if (program > 0) keep_group(program);
+  ::signal(SIGTERM, SIG_DFL);
+  int stdin_fd = spec.stdin_text ? launch.in.read.get() : launch.dev_null.get();
+  ::dup2(stdin_fd, STDIN_FILENO);
+  ::dup2(launch.out.write.get(), STDOUT_FILENO);
+  ::dup2(launch.err.write.get(), STDERR_FILENO);
+  if (spec.address_space_limit_bytes) {
+    rlimit limit{*spec.address_space_limit_bytes, *spec.address_space_limit_bytes};
+    ::setrlimit(RLIMIT_AS, &limit);
+  }
+  for (const auto& extra : spec.limits) {
+    rlimit limit{extra.value, extra.value};
+    ::setrlimit(static_cast<__rlimit_resource_t>(extra.resource), &limit);
+  }
+  for (int fd : spec.inherited_fds) ::fcntl(fd, F_SETFD, 0);  // clears FD_CLOEXEC
+  if (!launch.workdir.empty() && ::chdir(launch.workdir.c_str()) != 0) fail_start(launch);
+  ::execve(launch.exe_path.c_str(), launch.argv_c.data(), launch.envp_c.data());
+  fail_start(launch);
+}
+
+// The deadline, held while the caller says so (ProcessSpec::hold_deadline).
+struct Deadline {
+  std::chrono::steady_clock::time_point at;
+  const ProcessSpec& spec;
+  bool passed(std::chrono::steady_clock::time_point now) const {
+    return now >= at && !(spec.hold_deadline && spec.hold_deadline->load());
+  }
+};
+
+// Feeds stdin (non-blocking) while reading both outputs, until both close, the deadline passes
+// or the caller stops the process (result.timed_out / result.stopped say which).
+void exchange_io(const ProcessSpec& spec, Launch& launch, const Deadline& deadline,
+                 ProcessResult& result) {
+  std::string_view pending = spec.stdin_text ? std::string_view(*spec.stdin_text) : "";
+  Fd& in = launch.in.write;
+  if (spec.stdin_text) {
+    ::fcntl(in.get(), F_SETFL, O_NONBLOCK);
+    if (pending.empty()) in.reset();
+  } else {
+    in.reset();
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+  bool out_open = true, err_open = true;
+  while (out_open || err_open) {
+    auto now = std::chrono::steady_clock::now();
+    if (deadline.passed(now)) {
+      result.timed_out = true;
+      break;
+    }
+    if (spec.stop && spec.stop->load()) {
+      result.stopped = true;
+      break;
+    }
+    pollfd fds[3];
+    nfds_t n = 0;
+    int out_i = -1, err_i = -1, in_i = -1;
+    if (out_open) {
+      out_i = static_cast<int>(n);
+      fds[n++] = {launch.out.read.get(), POLLIN, 0};
+    }
+    if (err_open) {
+      err_i = static_cast<int>(n);
+      fds[n++] = {launch.err.read.get(), POLLIN, 0};
+    }
+    if (in.get() >= 0) {
+      in_i = static_cast<int>(n);
+      fds[n++] = {in.get(), POLLOUT, 0};
+    }
+    auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline.at - now).count();
+    int ready = ::poll(fds, n, static_cast<int>(std::clamp<long long>(wait_ms, 0, 1000)) + 1);
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    if (out_i >= 0 && fds[out_i].revents != 0)
+      out_open = drain(launch.out.read.get(), result.stdout_text, spec.output_cap_bytes,
+                       result.stdout_truncated);
+    if (err_i >= 0 && fds[err_i].revents != 0)
+      err_open = drain(launch.err.read.get(), result.stderr_text, spec.output_cap_bytes,
+                       result.stderr_truncated);
+    if (in_i >= 0 && fds[in_i].revents != 0) {
+      ssize_t w = ::write(in.get(), pending.data(), pending.size());
+      if (w > 0) pending.remove_prefix(static_cast<std::size_t>(w));
+      if (pending.empty() || (w < 0 && errno != EAGAIN && errno != EINTR)) in.reset();
+    }
+  }
+  in.reset();
+}
+
+// Reaps the keeper: on deadline or stop kills the whole group; otherwise waits (bounded by the
+// same deadline). Its wait status.
+int reap(pid_t pid, const ProcessSpec& spec, const Deadline& deadline, ProcessResult& result) {
+  int status = 0;
+  for (;;) {
+    if (result.timed_out || result.stopped) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      break;
+    }
+    pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (deadline.passed(std::chrono::steady_clock::now())) {
+      result.timed_out = true;
+      continue;
+    }
+    if (spec.stop && spec.stop->load()) {
+      result.stopped = true;
+      continue;
+    }
+    ::usleep(2000);
+  }
+  ::kill(-pid, SIGKILL);  // leftovers of the group (children that outlived their parent)
+  return status;
+}
+
 }  // namespace
 
 std::optional<std::filesystem::path> find_in_path(const std::string& name) {
@@ -169,154 +325,32 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
     result.spawn_error = spec.argv[0] + ": not found";
     return result;
   }
-
-  // Everything the child needs is prepared before fork: after it, only async-signal-safe calls.
-  std::string exe_path = exe->string();
-  std::vector<std::string> argv = spec.argv;
-  std::vector<std::string> envp = merged_environment(spec.env);
-  auto argv_c = c_strings(argv);
-  auto envp_c = c_strings(envp);
-  std::string workdir = spec.working_dir.string();
-  Pipe out = make_pipe(), err = make_pipe(), in = make_pipe(), exec_status = make_pipe();
-  Fd dev_null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  Launch launch(exe->string(), spec);
 
   auto start = std::chrono::steady_clock::now();
   const pid_t ptxbench_pid = ::getpid();
   pid_t pid = ::fork();
   PTXBENCH_CHECK(pid >= 0, std::strerror(errno));
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    // The parent may block SIGTERM/SIGINT for its signal thread (termination.hpp): the mask is
-    // inherited across exec, and a child must start with none blocked.
-    sigset_t none;
-    ::sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    arm_death_signal(ptxbench_pid);
-    const pid_t program = ::fork();
-    if (program < 0) {
-      int e = errno;
-      [[maybe_unused]] auto w = ::write(exec_status.write.get(), &e, sizeof e);
-      ::_exit(127);
-    }
-    if (program > 0) keep_group(program);
-    ::signal(SIGTERM, SIG_DFL);
-    int stdin_fd = spec.stdin_text ? in.read.get() : dev_null.get();
-    ::dup2(stdin_fd, STDIN_FILENO);
-    ::dup2(out.write.get(), STDOUT_FILENO);
-    ::dup2(err.write.get(), STDERR_FILENO);
-    if (spec.address_space_limit_bytes) {
-      rlimit limit{*spec.address_space_limit_bytes, *spec.address_space_limit_bytes};
-      ::setrlimit(RLIMIT_AS, &limit);
-    }
-    for (const auto& extra : spec.limits) {
-      rlimit limit{extra.value, extra.value};
-      ::setrlimit(static_cast<__rlimit_resource_t>(extra.resource), &limit);
-    }
-    for (int fd : spec.inherited_fds) ::fcntl(fd, F_SETFD, 0);  // clears FD_CLOEXEC
-    if (!workdir.empty() && ::chdir(workdir.c_str()) != 0) {
-      int e = errno;
-      [[maybe_unused]] auto w = ::write(exec_status.write.get(), &e, sizeof e);
-      ::_exit(127);
-    }
-    ::execve(exe_path.c_str(), argv_c.data(), envp_c.data());
-    int e = errno;
-    [[maybe_unused]] auto w = ::write(exec_status.write.get(), &e, sizeof e);
-    ::_exit(127);
-  }
+  if (pid == 0) start_in_child(spec, launch, ptxbench_pid);
   ::setpgid(pid, pid);        // also from the parent, so the group exists before any kill
   register_child_group(pid);  // when stopping has begun this kills the group at once
-  out.write.reset();
-  err.write.reset();
-  in.read.reset();
-  exec_status.write.reset();
+  launch.out.write.reset();
+  launch.err.write.reset();
+  launch.in.read.reset();
+  launch.exec_status.write.reset();
 
   int exec_errno = 0;
-  if (::read(exec_status.read.get(), &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
+  if (::read(launch.exec_status.read.get(), &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
     ::waitpid(pid, nullptr, 0);
     unregister_child_group(pid);
-    result.spawn_error = fmt::format("{}: {}", exe_path, std::strerror(exec_errno));
+    result.spawn_error = fmt::format("{}: {}", launch.exe_path, std::strerror(exec_errno));
     return result;
   }
   result.started = true;
 
-  // Feed stdin (non-blocking) while reading both outputs, until both close or the deadline.
-  std::string_view pending = spec.stdin_text ? std::string_view(*spec.stdin_text) : "";
-  if (spec.stdin_text) {
-    ::fcntl(in.write.get(), F_SETFL, O_NONBLOCK);
-    if (pending.empty()) in.write.reset();
-  } else {
-    in.write.reset();
-  }
-  ::signal(SIGPIPE, SIG_IGN);
-  bool out_open = true, err_open = true;
-  const auto deadline = start + spec.timeout;
-  const auto past_deadline = [&](std::chrono::steady_clock::time_point now) {
-    return now >= deadline && !(spec.hold_deadline && spec.hold_deadline->load());
-  };
-  while (out_open || err_open) {
-    auto now = std::chrono::steady_clock::now();
-    if (past_deadline(now)) {
-      result.timed_out = true;
-      break;
-    }
-    if (spec.stop && spec.stop->load()) {
-      result.stopped = true;
-      break;
-    }
-    pollfd fds[3];
-    nfds_t n = 0;
-    int out_i = -1, err_i = -1, in_i = -1;
-    if (out_open) {
-      out_i = static_cast<int>(n);
-      fds[n++] = {out.read.get(), POLLIN, 0};
-    }
-    if (err_open) {
-      err_i = static_cast<int>(n);
-      fds[n++] = {err.read.get(), POLLIN, 0};
-    }
-    if (in.write.get() >= 0) {
-      in_i = static_cast<int>(n);
-      fds[n++] = {in.write.get(), POLLOUT, 0};
-    }
-    auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
-    int ready = ::poll(fds, n, static_cast<int>(std::clamp<long long>(wait_ms, 0, 1000)) + 1);
-    if (ready < 0 && errno != EINTR) break;
-    if (ready <= 0) continue;
-    if (out_i >= 0 && fds[out_i].revents != 0)
-      out_open =
-          drain(out.read.get(), result.stdout_text, spec.output_cap_bytes, result.stdout_truncated);
-    if (err_i >= 0 && fds[err_i].revents != 0)
-      err_open =
-          drain(err.read.get(), result.stderr_text, spec.output_cap_bytes, result.stderr_truncated);
-    if (in_i >= 0 && fds[in_i].revents != 0) {
-      ssize_t w = ::write(in.write.get(), pending.data(), pending.size());
-      if (w > 0) pending.remove_prefix(static_cast<std::size_t>(w));
-      if (pending.empty() || (w < 0 && errno != EAGAIN && errno != EINTR)) in.write.reset();
-    }
-  }
-  in.write.reset();
-
-  // Reap: on deadline kill the whole group; otherwise wait (bounded by the same deadline).
-  int status = 0;
-  for (;;) {
-    if (result.timed_out || result.stopped) {
-      ::kill(-pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      break;
-    }
-    pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid) break;
-    if (past_deadline(std::chrono::steady_clock::now())) {
-      result.timed_out = true;
-      continue;
-    }
-    if (spec.stop && spec.stop->load()) {
-      result.stopped = true;
-      continue;
-    }
-    ::usleep(2000);
-  }
-  ::kill(-pid, SIGKILL);  // leftovers of the group (children that outlived their parent)
+  const Deadline deadline{.at = start + spec.timeout, .spec = spec};
+  exchange_io(spec, launch, deadline, result);
+  const int status = reap(pid, spec, deadline, result);
   unregister_child_group(pid);
   result.wall = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - start);

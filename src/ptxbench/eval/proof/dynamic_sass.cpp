@@ -158,6 +158,105 @@ bool ExecutionProof::all_requested_substantial() const {
   });
 }
 
+namespace {
+
+// What the kernels' counts say of one family: its executions over the kernels that measured
+// it, the tensor-core FLOPs those carried, and whether a kernel holding it went unmeasured.
+struct FamilyTally {
+  std::int64_t present = 0;  // static count over the module's kernels
+  std::int64_t executed = 0;
+  double flops = 0;
+  bool flops_known = true;
+  bool unmeasured = false;        // a kernel holding the family has no conclusive count
+  std::set<std::string> methods;  // what measured its executions
+};
+
+FamilyTally tally_family(const sass::SassModule& module,
+                         const std::map<std::string, const KernelExecution*>& by_name,
+                         const std::string& family) {
+  FamilyTally tally;
+  for (const auto& kernel : module.kernels) {
+    const std::int64_t present = value_or_zero(kernel.family_counts, family);
+    tally.present += present;
+    const auto it = by_name.find(kernel.name);
+    const KernelExecution* execution = it == by_name.end() ? nullptr : it->second;
+    if (execution == nullptr || !execution->measures(family)) {
+      tally.unmeasured = tally.unmeasured || present > 0;
+      continue;
+    }
+    if (value_or_zero(execution->executions, family) > 0) tally.methods.insert(execution->method);
+    tally.executed += value_or_zero(execution->executions, family);
+    if (const auto f = execution->tensor_core_flops.find(family);
+        f != execution->tensor_core_flops.end()) {
+      tally.flops += f->second;
+    } else if (value_or_zero(execution->executions, family) > 0) {
+      tally.flops_known = false;
+    }
+  }
+  return tally;
+}
+
+// Whether a measured family carried the work: a tensor-core family its share of the task's
+// FLOPs, TMA enough loads for the tensor-core work, any other family by executing at all.
+bool substantial(const FamilyEvidence& evidence, std::int64_t executed,
+                 std::int64_t tensor_core_executions) {
+  if (!evidence.executed_count || *evidence.executed_count == 0) return false;
+  if (sass::is_tensor_core_family(evidence.family)) {
+    // Without a readable shape (Blackwell's UTC*MMA) only execution can be shown.
+    return evidence.flop_share ? *evidence.flop_share >= kTensorCoreShareThreshold : true;
+  }
+  if (evidence.family == "TMA") {
+    return tensor_core_executions == 0 || static_cast<double>(executed) * kMaxTensorCorePerTma >=
+                                              static_cast<double>(tensor_core_executions);
+  }
+  return true;
+}
+
+// Why a requested family falls short (its evidence not substantial).
+std::string shortfall(const FamilyEvidence& evidence, std::int64_t executed,
+                      std::int64_t tensor_core_executions) {
+  const auto& family = evidence.family;
+  if (evidence.static_count == 0 && executed == 0) return family + ": not present in the binary";
+  if (!evidence.executed_count)
+    return family + ": present (" + std::to_string(evidence.static_count) +
+           " instructions), execution could not be measured";
+  if (executed == 0)
+    return family + ": present (" + std::to_string(evidence.static_count) +
+           " instructions), not executed";
+  if (sass::is_tensor_core_family(family))
+    return fmt::format("{}: executed {} times but carried {} of the task's FLOPs (needs {})",
+                       family, executed, percent(evidence.flop_share.value_or(0)),
+                       percent(kTensorCoreShareThreshold));
+  return fmt::format(
+      "{}: executed {} times beside {} tensor-core warp-executions (needs one per {:g})", family,
+      executed, tensor_core_executions, kMaxTensorCorePerTma);
+}
+
+// What was proven, per kernel: "executed: gemm: GMMA x4096 (100.0% of the task's FLOPs)";
+// empty when no requested family executed.
+std::string proven_line(const std::vector<KernelExecution>& kernels,
+                        const std::vector<std::string>& requested, double task_flops) {
+  std::vector<std::string> proven;
+  for (const auto& kernel : kernels) {
+    std::vector<std::string> parts;
+    for (const std::string& family : requested) {
+      const std::int64_t count = value_or_zero(kernel.executions, family);
+      if (count <= 0) continue;
+      std::string part = fmt::format("{} x{}", family, count);
+      if (const auto f = kernel.tensor_core_flops.find(family);
+          f != kernel.tensor_core_flops.end() && task_flops > 0)
+        part += fmt::format(" ({} of the task's FLOPs)", percent(f->second / task_flops));
+      parts.push_back(std::move(part));
+    }
+    if (!parts.empty())
+      proven.push_back(
+          fmt::format("{}: {}", KernelName(kernel.kernel).function(), fmt::join(parts, ", ")));
+  }
+  return proven.empty() ? "" : fmt::format("executed: {}", fmt::join(proven, "; "));
+}
+
+}  // namespace
+
 ExecutionProof judge_execution(const sass::SassModule& module,
                                const std::vector<KernelExecution>& kernels,
                                const std::vector<std::string>& requested, double task_flops) {
@@ -180,75 +279,26 @@ ExecutionProof judge_execution(const sass::SassModule& module,
     FamilyEvidence evidence;
     evidence.family = family;
     evidence.requested = std::find(requested.begin(), requested.end(), family) != requested.end();
-    std::int64_t executed = 0;
-    double flops = 0;
-    bool flops_known = true;
-    bool unmeasured = false;        // a kernel holding the family has no conclusive count
-    std::set<std::string> methods;  // what measured its executions
-    for (const auto& kernel : module.kernels) {
-      const std::int64_t present = value_or_zero(kernel.family_counts, family);
-      evidence.static_count += present;
-      const auto it = by_name.find(kernel.name);
-      const KernelExecution* execution = it == by_name.end() ? nullptr : it->second;
-      if (execution == nullptr || !execution->measures(family)) {
-        unmeasured = unmeasured || present > 0;
-        continue;
-      }
-      if (value_or_zero(execution->executions, family) > 0) methods.insert(execution->method);
-      executed += value_or_zero(execution->executions, family);
-      if (const auto f = execution->tensor_core_flops.find(family);
-          f != execution->tensor_core_flops.end()) {
-        flops += f->second;
-      } else if (value_or_zero(execution->executions, family) > 0) {
-        flops_known = false;
-      }
-    }
+    const FamilyTally tally = tally_family(module, by_name, family);
+    const std::int64_t executed = tally.executed;
+    evidence.static_count = tally.present;
     // A count seen anywhere proves execution even when another kernel is unmeasured.
-    if (executed > 0 || !unmeasured) evidence.executed_count = executed;
-
-    const bool tensor_core = sass::is_tensor_core_family(family);
-    if (tensor_core && executed > 0 && flops_known && task_flops > 0) {
-      evidence.flop_share = flops / task_flops;
+    if (executed > 0 || !tally.unmeasured) evidence.executed_count = executed;
+    if (sass::is_tensor_core_family(family) && executed > 0 && tally.flops_known &&
+        task_flops > 0) {
+      evidence.flop_share = tally.flops / task_flops;
     }
-    if (!evidence.executed_count || *evidence.executed_count == 0) {
-      evidence.substantial = false;
-    } else if (tensor_core) {
-      // Without a readable shape (Blackwell's UTC*MMA) only execution can be shown.
-      evidence.substantial =
-          evidence.flop_share ? *evidence.flop_share >= kTensorCoreShareThreshold : true;
-    } else if (family == "TMA") {
-      evidence.substantial =
-          tensor_core_executions == 0 || static_cast<double>(executed) * kMaxTensorCorePerTma >=
-                                             static_cast<double>(tensor_core_executions);
-    } else {
-      evidence.substantial = true;
-    }
+    evidence.substantial = substantial(evidence, executed, tensor_core_executions);
 
     if (evidence.requested && !evidence.substantial && evidence.executed_count) {
       proof.requested_measured_short = true;
     }
-    if (evidence.requested && !methods.empty() && methods.count("probe") == 0) {
+    if (evidence.requested && !tally.methods.empty() && tally.methods.count("probe") == 0) {
       method_lines.push_back(family + ": executions measured by ncu (the probe was inconclusive)");
     }
     if (evidence.requested && !evidence.substantial) {
-      if (evidence.static_count == 0 && executed == 0) {
-        messages.push_back(family + ": not present in the binary");
-      } else if (!evidence.executed_count) {
-        proof.conclusive = false;
-        messages.push_back(family + ": present (" + std::to_string(evidence.static_count) +
-                           " instructions), execution could not be measured");
-      } else if (executed == 0) {
-        messages.push_back(family + ": present (" + std::to_string(evidence.static_count) +
-                           " instructions), not executed");
-      } else if (tensor_core) {
-        messages.push_back(fmt::format(
-            "{}: executed {} times but carried {} of the task's FLOPs (needs {})", family, executed,
-            percent(evidence.flop_share.value_or(0)), percent(kTensorCoreShareThreshold)));
-      } else {
-        messages.push_back(fmt::format(
-            "{}: executed {} times beside {} tensor-core warp-executions (needs one per {:g})",
-            family, executed, tensor_core_executions, kMaxTensorCorePerTma));
-      }
+      if (evidence.static_count != 0 && !evidence.executed_count) proof.conclusive = false;
+      messages.push_back(shortfall(evidence, executed, tensor_core_executions));
     }
     proof.families.push_back(std::move(evidence));
   }
@@ -258,24 +308,8 @@ ExecutionProof judge_execution(const sass::SassModule& module,
     }
   }
   messages.insert(messages.end(), method_lines.begin(), method_lines.end());
-  // What was proven, per kernel: "executed: gemm: GMMA x4096 (100.0% of the task's FLOPs)".
-  std::vector<std::string> proven;
-  for (const auto& kernel : kernels) {
-    std::vector<std::string> parts;
-    for (const std::string& family : requested) {
-      const std::int64_t count = value_or_zero(kernel.executions, family);
-      if (count <= 0) continue;
-      std::string part = fmt::format("{} x{}", family, count);
-      if (const auto f = kernel.tensor_core_flops.find(family);
-          f != kernel.tensor_core_flops.end() && task_flops > 0)
-        part += fmt::format(" ({} of the task's FLOPs)", percent(f->second / task_flops));
-      parts.push_back(std::move(part));
-    }
-    if (!parts.empty())
-      proven.push_back(
-          fmt::format("{}: {}", KernelName(kernel.kernel).function(), fmt::join(parts, ", ")));
-  }
-  if (!proven.empty()) messages.push_back(fmt::format("executed: {}", fmt::join(proven, "; ")));
+  if (auto line = proven_line(kernels, requested, task_flops); !line.empty())
+    messages.push_back(std::move(line));
   proof.task_flops = task_flops;
   for (const auto& line : messages) {
     if (!proof.message.empty()) proof.message += '\n';

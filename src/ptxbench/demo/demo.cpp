@@ -1,34 +1,19 @@
-#include "ptxbench/agent/demo.hpp"
+#include "ptxbench/demo/demo.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "ptxbench/model/replay_provider.hpp"
 #include "ptxbench/util/fs.hpp"
 
-namespace ptxbench::agent {
+namespace ptxbench::demo {
 namespace {
 
 using eval::Verdict;
-
-bool is_gpu_verdict(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kSanitizerError:
-    case Verdict::kRuntimeError:
-    case Verdict::kTimeout:
-    case Verdict::kIncorrectShape:
-    case Verdict::kIncorrectNumerical:
-    case Verdict::kInputsModified:
-    case Verdict::kInstructionsNotExecuted:
-    case Verdict::kPassed:
-      return true;
-    default:
-      return false;
-  }
-}
 
 std::string families_present(const eval::Evaluation& evaluation) {
   if (evaluation.families.empty()) return "n/a";
@@ -82,6 +67,51 @@ std::string render_table(const std::vector<std::vector<std::string>>& rows) {
   return out;
 }
 
+// "core tasks without an expert solution: ..." when a core task lacks one for an arch.
+std::optional<std::string> uncovered_core_cells(const std::vector<task::Task>& suite,
+                                                const std::vector<DemoEntry>& entries) {
+  std::vector<std::string> uncovered;
+  for (const auto& task : suite) {
+    if (!task.core) continue;
+    for (auto arch : arch::all()) {
+      bool covered = std::any_of(entries.begin(), entries.end(), [&](const DemoEntry& e) {
+        return e.spec.task == &task && e.spec.arch == arch && e.spec.model == "expert";
+      });
+      if (!covered) uncovered.push_back(fmt::format("{} ({})", task.name, arch::to_string(arch)));
+    }
+  }
+  if (uncovered.empty()) return std::nullopt;
+  return fmt::format("core tasks without an expert solution: {}", fmt::join(uncovered, ", "));
+}
+
+// The plan's single turn, context folder, and what run.json records of the demo: its models,
+// the file each trajectory replays and the verdict that file expects.
+void describe_plan(DemoPlan& demo, prompt::ContextLevel context,
+                   const std::filesystem::path& context_dir) {
+  nlohmann::json grid_models = nlohmann::json::array();
+  for (const auto& slot : demo.plan.models) grid_models.push_back(slot.config.name);
+  nlohmann::json ids = nlohmann::json::array();
+  for (const auto& entry : demo.entries) {
+    ids.push_back({{"id", entry.spec.id()},
+                   {"reply", entry.solution.path.string()},
+                   {"expect", eval::to_string(entry.solution.header.expect)}});
+  }
+  demo.plan.agent = agent::AgentOptions{.max_turns = 1};
+  demo.plan.context_dir = context_dir;
+  demo.plan.grid = {{"demo", true},
+                    {"models", grid_models},
+                    {"trajectories", ids},
+                    {"contexts", {prompt::to_string(context)}},
+                    {"turns", 1}};
+  nlohmann::json model_records = nlohmann::json::array();
+  for (const auto& slot : demo.plan.models) model_records.push_back(model::to_json(slot.config));
+  std::set<std::string> task_names;
+  for (const auto& entry : demo.entries) task_names.insert(entry.spec.task->name);
+  demo.plan.config = {{"demo", true},        {"models", model_records},
+                      {"tasks", task_names}, {"contexts", {prompt::to_string(context)}},
+                      {"turns", 1},          {"solutions", ids}};
+}
+
 }  // namespace
 
 std::string demo_model_name(const SolutionFile& solution) {
@@ -128,51 +158,17 @@ DemoPlan plan_demo(const std::vector<task::Task>& suite, const SolutionScan& sca
     demo.entries.push_back({.solution = solution, .spec = spec});
     demo.plan.trajectories.push_back(spec);
   }
-  std::vector<std::string> uncovered;
-  for (const auto& task : suite) {
-    if (!task.core) continue;
-    for (auto arch : arch::all()) {
-      bool covered = std::any_of(demo.entries.begin(), demo.entries.end(), [&](const DemoEntry& e) {
-        return e.spec.task == &task && e.spec.arch == arch && e.spec.model == "expert";
-      });
-      if (!covered) uncovered.push_back(fmt::format("{} ({})", task.name, arch::to_string(arch)));
-    }
-  }
-  if (!uncovered.empty()) {
-    demo.notes.push_back(
-        fmt::format("core tasks without an expert solution: {}", fmt::join(uncovered, ", ")));
-  }
+  if (auto note = uncovered_core_cells(suite, demo.entries)) demo.notes.push_back(*note);
 
   // One replay provider serves every demo model: the trajectory id picks the reply.
   auto provider = std::make_shared<model::ReplayProvider>(std::move(book));
-  nlohmann::json grid_models = nlohmann::json::array();
   for (const auto& model : models) {
     model::ProviderConfig config{
         .name = model, .kind = model::ProviderKind::kReplay, .replay_path = scan.dir};
     config.limits.concurrency = std::max(1, concurrency);
     demo.plan.models.push_back({.config = config, .provider = provider});
-    grid_models.push_back(model);
   }
-  nlohmann::json ids = nlohmann::json::array();
-  for (const auto& entry : demo.entries) {
-    ids.push_back({{"id", entry.spec.id()},
-                   {"reply", entry.solution.path.string()},
-                   {"expect", eval::to_string(entry.solution.header.expect)}});
-  }
-  demo.plan.agent = AgentOptions{.max_turns = 1};
-  demo.plan.context_dir = context_dir;
-  demo.plan.grid = {{"demo", true},
-                    {"models", grid_models},
-                    {"trajectories", ids},
-                    {"contexts", {prompt::to_string(context)}},
-                    {"turns", 1}};
-  nlohmann::json model_records = nlohmann::json::array();
-  for (const auto& slot : demo.plan.models) model_records.push_back(model::to_json(slot.config));
-  std::set<std::string> task_names;
-  for (const auto& entry : demo.entries) task_names.insert(entry.spec.task->name);
-  demo.plan.config = {{"demo", true},        {"models", model_records},
-                      {"tasks", task_names}, {"contexts", {prompt::to_string(context)}},
-                      {"turns", 1},          {"solutions", ids}};
+  describe_plan(demo, context, context_dir);
   return demo;
 }
 
@@ -183,7 +179,7 @@ std::size_t set_aside_gpu_only(DemoPlan& demo, const std::function<bool(arch::Ar
     // library refusals of the lint stage are not shipped as solutions).
     const Verdict expect = entry.solution.header.expect;
     const bool needs_gpu = entry.spec.model != "expert" &&
-                           (is_gpu_verdict(expect) || expect == Verdict::kForbidden) &&
+                           (eval::is_gpu_stage_verdict(expect) || expect == Verdict::kForbidden) &&
                            !gpu_runs(entry.spec.arch);
     (needs_gpu ? demo.set_aside : kept).push_back(std::move(entry));
   }
@@ -197,9 +193,10 @@ std::size_t set_aside_gpu_only(DemoPlan& demo, const std::function<bool(arch::Ar
 
 Agreement agreement(Verdict expected, Verdict got) {
   if (expected == got) return Agreement::kAsExpected;
-  if (got == Verdict::kNotRun && is_gpu_verdict(expected)) return Agreement::kConsistent;
+  if (got == Verdict::kNotRun && eval::is_gpu_stage_verdict(expected))
+    return Agreement::kConsistent;
   // Decided from the machine code alone: it cannot pass, whatever a GPU would add.
-  if (got == Verdict::kInstructionsAbsent && is_gpu_verdict(expected) &&
+  if (got == Verdict::kInstructionsAbsent && eval::is_gpu_stage_verdict(expected) &&
       expected != Verdict::kPassed)
     return Agreement::kConsistent;
   return Agreement::kUnexpected;
@@ -215,6 +212,19 @@ std::string_view to_string(Agreement agreement) {
       return "UNEXPECTED";
   }
   return "?";
+}
+
+int count_unexpected(const std::vector<DemoEntry>& entries,
+                     const std::vector<Trajectory>& trajectories) {
+  int unexpected = 0;
+  for (const auto& trajectory : trajectories) {
+    for (const auto& entry : entries) {
+      if (entry.spec.id() != trajectory.info.id || trajectory.turns.empty()) continue;
+      const auto verdict = trajectory.turns.back().evaluation.verdict;
+      unexpected += agreement(entry.solution.header.expect, verdict) == Agreement::kUnexpected;
+    }
+  }
+  return unexpected;
 }
 
 std::string render_demo_table(const std::vector<DemoEntry>& entries,
@@ -279,4 +289,4 @@ std::string render_demo_table(const std::vector<DemoEntry>& entries,
   return out;
 }
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench::demo

@@ -1,6 +1,7 @@
-// `ptxbench demo`: the project's solutions and broken variants replayed as a model's replies
-// through the whole loop (prompt -> reply -> evaluation -> feedback), one single-turn
-// trajectory per file, and the table of what came out against what each file expects.
+// `ptxbench demo`, a client of the engine and the run loop: the project's solutions and broken
+// variants replayed as a model's replies through the whole loop (prompt -> reply -> evaluation ->
+// feedback), one single-turn trajectory per file, and the table of what came out against what each
+// file expects.
 #pragma once
 #include <filesystem>
 #include <functional>
@@ -11,7 +12,12 @@
 #include "ptxbench/agent/solution_catalog.hpp"
 #include "ptxbench/task/task.hpp"
 
-namespace ptxbench::agent {
+namespace ptxbench::demo {
+
+using agent::SolutionFile;
+using agent::SolutionScan;
+using agent::Trajectory;
+using agent::TrajectorySpec;
 
 struct DemoEntry {
   SolutionFile solution;
@@ -19,7 +25,7 @@ struct DemoEntry {
 };
 
 struct DemoPlan {
-  RunPlan plan;
+  agent::RunPlan plan;
   std::vector<DemoEntry> entries;    // in plan order
   std::vector<DemoEntry> set_aside;  // not replayed: see set_aside_gpu_only()
   std::vector<std::string> notes;    // files skipped and why, core cells without a solution
@@ -49,9 +55,13 @@ enum class Agreement {
 Agreement agreement(eval::Verdict expected, eval::Verdict got);
 std::string_view to_string(Agreement agreement);
 
+// How many replayed files ended with a verdict their header does not expect.
+int count_unexpected(const std::vector<DemoEntry>& entries,
+                     const std::vector<Trajectory>& trajectories);
+
 // The results table (one row per file) and, when GPU stages were not run, which and why.
 std::string render_demo_table(const std::vector<DemoEntry>& entries,
                               const std::vector<Trajectory>& trajectories,
                               const std::vector<DemoEntry>& set_aside = {});
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench::demo

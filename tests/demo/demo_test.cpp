@@ -1,50 +1,28 @@
-#include "ptxbench/agent/demo.hpp"
+#include "ptxbench/demo/demo.hpp"
 
 #include <gtest/gtest.h>
 
-#include "fakes.hpp"
+#include "../agent/sample_evaluations.hpp"
+#include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
 
-namespace ptxbench::agent {
+namespace ptxbench::demo {
 namespace {
 
-TEST(SolutionHeader, ParsesTheFirstLine) {
-  std::string problem;
-  auto header = parse_solution_header(
-      "// ptxbench: task=gemm_n7168_k5120 arch=hopper expect=INCORRECT_NUMERICAL", problem);
-  ASSERT_TRUE(header);
-  EXPECT_EQ(header->task, "gemm_n7168_k5120");
-  EXPECT_EQ(header->arch, arch::Arch::kHopper);
-  EXPECT_EQ(header->expect, eval::Verdict::kIncorrectNumerical);
-  EXPECT_FALSE(parse_solution_header("// a comment", problem));
-  EXPECT_TRUE(problem.empty());
-  EXPECT_FALSE(parse_solution_header("// ptxbench: task=t arch=volta expect=PASSED", problem));
-  EXPECT_NE(problem.find("volta"), std::string::npos);
-  EXPECT_FALSE(parse_solution_header("// ptxbench: task=t arch=hopper", problem));
-  EXPECT_NE(problem.find("expect"), std::string::npos);
-}
+using agent::default_solutions_dir;
+using agent::scan_solutions;
+using agent::SolutionScan;
+using agent::Trajectory;
 
-TEST(SolutionCatalog, FindsHeadedFilesAnywhere) {
-  util::TempDir dir;
-  util::write_file_atomic(dir.path() / "hopper" / "good.cu",
-                          "// ptxbench: task=gemm_n7168_k5120 arch=hopper expect=PASSED\nk\n");
-  util::write_file_atomic(
-      dir.path() / "broken" / "bad.cu",
-      "// ptxbench: task=gemm_n7168_k5120 arch=hopper expect=COMPILE_ERROR\nk\n");
-  util::write_file_atomic(dir.path() / "broken" / "typo.cu",
-                          "// ptxbench: task=x arch=hopper expect=FINE\n");
-  util::write_file_atomic(dir.path() / "bench" / "harness.cu", "// a harness\n");
-  util::write_file_atomic(dir.path() / "ptx" / "wrappers.cuh",
-                          "// ptxbench: task=x arch=hopper expect=PASSED\n");
-  SolutionScan scan = scan_solutions(dir.path());
-  EXPECT_EQ(scan.files_seen, 4u);
-  ASSERT_EQ(scan.files.size(), 2u);
-  EXPECT_EQ(scan.files[0].group, "broken");
-  EXPECT_EQ(demo_model_name(scan.files[0]), "broken");
-  EXPECT_EQ(demo_model_name(scan.files[1]), "expert");
-  ASSERT_EQ(scan.problems.size(), 1u);
-  EXPECT_NE(scan.problems[0].find("typo.cu"), std::string::npos);
-  EXPECT_FALSE(scan_solutions(dir.path() / "absent").problems.empty());
+TEST(Demo, ModelNamesFollowTheSolutionsFolder) {
+  const auto named = [](std::string group) {
+    return demo_model_name({.path = "x.cu", .group = std::move(group)});
+  };
+  EXPECT_EQ(named("hopper"), "expert");
+  EXPECT_EQ(named("blackwell"), "expert");
+  EXPECT_EQ(named("broken"), "broken");
+  EXPECT_EQ(named("simple"), "simple");
+  EXPECT_EQ(named(""), "solutions");
 }
 
 TEST(Demo, PlansOneSingleTurnTrajectoryPerFile) {
@@ -198,4 +176,4 @@ TEST(Demo, ReplaysTheProjectsAttentionFilesBesideTheGemmOnes) {
 }
 
 }  // namespace
-}  // namespace ptxbench::agent
+}  // namespace ptxbench::demo
