@@ -42,6 +42,11 @@ def write_study(tmp: Path, model: Path) -> Path:
     explainer = tmp / "explainer"
     explainer.mkdir()
     (explainer / "turn-1.md").write_text(EXPLANATION)
+    published = tmp / "published"  # the published figures' format, one made-up row
+    published.mkdir()
+    (published / "correctness_rate_by_release_date.csv").write_text(
+        "model,arch,definition,exp_dir,turn_limit,n_trajectories,correct,correctness_rate\n"
+        "Published-M,hopper,gemm_n4096_k4096,/x/a,1,10,4,0.4\n")
     cache = tmp / "compile-cache"
     study = tmp / "study.yaml"
     study.write_text(f"""
@@ -71,10 +76,12 @@ splits:
   heldout:
     - {{name: sizes, tasks: ["gemm_n7168_*"]}}
 training: {{recipe: tiny, max_steps: 2, python: "{python()}"}}
+published: published
 serving: {{engine: builtin, max_new_tokens: 8, max_tokens: 8, temperature: 0}}
 variants:
   - {{name: fixit-short, data: fixit, reasoning: {{source: teacher, length: short}}}}
   - {{name: both-capped, data: both, volume: 1, balance: {{mode: volume}}, reasoning: {{length: short}}}}
+  - {{name: in-context, retrieval: true, reasoning: {{length: short}}}}
 """)
     return study
 
@@ -131,12 +138,20 @@ def test_study_runs_resumes_after_kill_and_writes_the_same_page(tiny_model, tmp_
         assert needle in page, needle
     tables = {t["name"]: t for t in json.loads((a / "comparison" / "comparison.json").read_text())}
     training = tables["runs"]["rows"]
-    assert [r["variant"] for r in training] == ["fixit-short", "both-capped"]
-    assert all(r["steps"] == 2 and r["train_seconds"] > 0 for r in training), training
+    assert [r["variant"] for r in training] == ["fixit-short", "both-capped", "in-context"]
+    assert all(r["steps"] == 2 and r["train_seconds"] > 0 for r in training[:2]), training
+    assert training[2]["steps"] is None and training[2]["rows_train"] == 1  # in context, not trained
     metrics = tables["correctness"]["rows"]
     assert {(r["split"], r["model"]) for r in metrics} == {
-        (s, m) for s in ("train", "sizes") for m in ("base", "fixit-short", "both-capped")}
+        (s, m) for s in ("train", "sizes") for m in ("base", "fixit-short", "both-capped", "in-context")}
+    assert {r["variant"] for r in tables["comparison"]["rows"]} == {"fixit-short", "both-capped", "in-context"}
+    assert all(r["pairs"] == 1 for r in tables["comparison"]["rows"])  # retrieval pairs with none
+    published = tables["published_side_by_side"]["rows"]
+    assert [(r["model"], r["split"], r["correct_k"], r["correct_n"]) for r in published] == [
+        ("Published-M", "train", 4, 10)], published
+    retrieval_run = (a / "steps/run/in-context/run.yaml").read_text()
+    assert "retrieval" in retrieval_run and str(a / "fixit" / "replayed") in retrieval_run
     assert (a / "comparison" / "comparison.html").read_text().startswith("<!DOCTYPE html>")
 
     again = run(study_argv(study, a))
-    assert again.returncode == 0 and again.stdout.count("done, skipped") == 8, again.stdout
+    assert again.returncode == 0 and again.stdout.count("done, skipped") == 10, again.stdout
