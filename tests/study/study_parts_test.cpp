@@ -7,6 +7,7 @@
 #include "ptxbench/study/paired_test.hpp"
 #include "ptxbench/study/splits.hpp"
 #include "ptxbench/study/step_folder.hpp"
+#include "ptxbench/study/study_runner.hpp"
 #include "ptxbench/util/fs.hpp"
 
 namespace ptxbench::study {
@@ -95,6 +96,14 @@ TEST(StudyStepFolder, APartialStepIsRedoneAndAFinishedOneNeverReplaced) {
   ASSERT_TRUE(step.begin());
   EXPECT_FALSE(step.publish());  // the finished step stays
   EXPECT_EQ(*util::read_file(step.out() / "card"), "done");
+}
+
+TEST(StudySteps, EveryVariantHasDataAndARunAndOnlyTrainedOnesATrainingStep) {
+  StudyFile study;
+  study.base.name = "base";
+  study.variants = {{.name = "a"}, {.name = "b", .retrieval = true}};
+  EXPECT_EQ(step_labels(study), (std::vector<std::string>{"suite/tasks", "run/base", "data/a",
+                                                          "train/a", "run/a", "data/b", "run/b"}));
 }
 
 }  // namespace

@@ -97,6 +97,9 @@ def run(argv: list[str]) -> subprocess.CompletedProcess:
 def test_study_runs_resumes_after_kill_and_writes_the_same_page(tiny_model, tmp_path):
     study = write_study(tmp_path, tiny_model)
     a, b = tmp_path / "study-a", tmp_path / "study-b"
+    bad = run(study_argv(study, a, "--stop-after", "train/nothing"))
+    assert bad.returncode == 2 and "--stop-after train/nothing: not a step of this study" in bad.stderr
+    assert not a.exists()
     first = run(study_argv(study, a, "--stop-after", "train/both-capped"))
     assert first.returncode == 0, first.stdout[-4000:] + first.stderr[-4000:]
     assert "stopped after train/both-capped" in first.stdout, first.stdout
@@ -141,6 +144,8 @@ def test_study_runs_resumes_after_kill_and_writes_the_same_page(tiny_model, tmp_
     assert [r["variant"] for r in training] == ["fixit-short", "both-capped", "in-context"]
     assert all(r["steps"] == 2 and r["train_seconds"] > 0 for r in training[:2]), training
     assert training[2]["steps"] is None and training[2]["rows_train"] == 1  # in context, not trained
+    assert all(r["rows_verified"] == 0 for r in training)  # no GPU here: every repair unverified
+    assert "in-context: the teacher's Fixit folder holds no repair verified on a GPU" in page
     metrics = tables["correctness"]["rows"]
     assert {(r["split"], r["model"]) for r in metrics} == {
         (s, m) for s in ("train", "sizes") for m in ("base", "fixit-short", "both-capped", "in-context")}

@@ -3,6 +3,7 @@
 // (study/study_runner.hpp), this file only flags and exit codes.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -28,6 +29,13 @@ int run_study_command(const StudyFlags& flags) {
   auto study = study::read_study_file(flags.file, flags.out);
   if (!study) {
     fmt::print(stderr, "ptxbench study: {}\n", study.error().message);
+    return kExitUsage;
+  }
+  if (const auto labels = study::step_labels(*study);
+      !flags.stop_after.empty() &&
+      std::find(labels.begin(), labels.end(), flags.stop_after) == labels.end()) {
+    fmt::print(stderr, "ptxbench study: --stop-after {}: not a step of this study ({})\n",
+               flags.stop_after, fmt::join(labels, ", "));
     return kExitUsage;
   }
   fs::path python =

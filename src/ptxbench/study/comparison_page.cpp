@@ -196,28 +196,34 @@ Table training_table(const StudyFile& study) {
           "rows trained on and held out, tokens, optimiser steps, training time and "
           "the final held-out loss. A retrieval variant is not trained: its rows are "
           "given in context instead.",
-      .columns = {{"variant", ColumnKind::kText, "data variant"},
-                  {"data", ColumnKind::kText, "rows: fixit, kernelgen or both; teacher; reasoning"},
-                  {"rows_train", ColumnKind::kInteger, "rows trained on"},
-                  {"rows_heldout", ColumnKind::kInteger, "held-out rows (loss only)"},
-                  {"tokens", ColumnKind::kInteger, "tokens of the training rows"},
-                  {"steps", ColumnKind::kInteger, "optimiser steps"},
-                  {"train_seconds", ColumnKind::kNumber, "training time, s", 1},
-                  {"heldout_loss", ColumnKind::kNumber, "final held-out loss", 4}}};
+      .columns = {
+          {"variant", ColumnKind::kText, "data variant"},
+          {"data", ColumnKind::kText, "rows: fixit, kernelgen or both; teacher; reasoning"},
+          {"rows_train", ColumnKind::kInteger, "rows trained on"},
+          {"rows_verified", ColumnKind::kInteger, "of the rows trained on: verified on a GPU"},
+          {"rows_heldout", ColumnKind::kInteger, "held-out rows (loss only)"},
+          {"tokens", ColumnKind::kInteger, "tokens of the training rows"},
+          {"steps", ColumnKind::kInteger, "optimiser steps"},
+          {"train_seconds", ColumnKind::kNumber, "training time, s", 1},
+          {"heldout_loss", ColumnKind::kNumber, "final held-out loss", 4}}};
   for (const auto& v : study.variants) {
     const std::string data =
         fmt::format("{}, teacher {}, reasoning {} {}{}", to_string(v.data), v.teacher,
                     to_string(v.reasoning), v.length, v.retrieval ? ", retrieval in context" : "");
     auto counts_text = util::read_file(fs::path(step_path(study, "data", v.name)) / "data.json");
     Json counts = counts_text ? Json::parse(*counts_text, nullptr, false) : Json();
+    if (!counts.is_object()) counts = Json::object();
     auto sum = [&](const char* split) -> Cell {
-      if (!counts.is_object() || !counts.contains(split)) return {};
+      if (!counts.contains(split)) return {};
       std::int64_t n = 0;
       for (const auto& item : counts[split].items()) n += item.value().get<std::int64_t>();
       return n;
     };
+    const Cell verified = counts.value("verified_train", Json()).is_number_integer()
+                              ? Cell(counts["verified_train"].get<std::int64_t>())
+                              : Cell();
     if (v.retrieval) {
-      table.add_row({v.name, data, sum("train"), sum("heldout"), {}, {}, {}, {}});
+      table.add_row({v.name, data, sum("train"), verified, sum("heldout"), {}, {}, {}, {}});
       continue;
     }
     auto card_text =
@@ -231,14 +237,15 @@ Table training_table(const StudyFile& study) {
     };
     Json rows = card.value("rows", Json::object());
     if (!rows.is_object()) rows = Json::object();
-    table.add_row(
-        {v.name, data, number(rows.value("train", Json())), number(rows.value("heldout", Json())),
-         number(rows.value("train_tokens", Json())), number(card.value("steps", Json())),
-         card.value("train_seconds", Json()).is_number() ? Cell(card["train_seconds"].get<double>())
-                                                         : Cell(),
-         card.value("heldout_loss_final", Json()).is_number()
-             ? Cell(card["heldout_loss_final"].get<double>())
-             : Cell()});
+    table.add_row({v.name, data, number(rows.value("train", Json())), verified,
+                   number(rows.value("heldout", Json())),
+                   number(rows.value("train_tokens", Json())), number(card.value("steps", Json())),
+                   card.value("train_seconds", Json()).is_number()
+                       ? Cell(card["train_seconds"].get<double>())
+                       : Cell(),
+                   card.value("heldout_loss_final", Json()).is_number()
+                       ? Cell(card["heldout_loss_final"].get<double>())
+                       : Cell()});
   }
   return table;
 }
@@ -333,6 +340,18 @@ util::Expected<fs::path> write_comparison(const StudyFile& study) {
   page.banners.push_back(
       "A difference is inside the noise when its paired test gives p >= 0.05 (the "
       "paired tests under Comparisons); with few tasks and samples most differences are.");
+  for (const auto& v : study.variants) {
+    auto counts = util::read_file(study.out / "steps/data" / v.name / "data.json");
+    const Json json = counts ? Json::parse(*counts, nullptr, false) : Json();
+    if (v.retrieval && json.is_object() && json.value("verified_train", 0) == 0)
+      page.banners.push_back(fmt::format(
+          "{}: the teacher's Fixit folder holds no repair verified on a GPU, so retrieval added "
+          "nothing to the prompts (this variant is the base model with another context name)",
+          v.name));
+    else if (!v.retrieval && json.is_object() && json.value("verified_train", 0) == 0)
+      page.banners.push_back(fmt::format(
+          "{}: every training row is unverified (repairs not judged on a GPU)", v.name));
+  }
   page.tables.push_back(training_table(study));
   page.tables.push_back(metrics_table(study, sides, split_names, limits));
   page.tables.push_back(paired_table(sides, split_names, limits));

@@ -28,8 +28,9 @@ const std::set<std::string> kFixitFields = {"gpu",    "parallel",           "eva
 
 fs::path resolve(const fs::path& base, const std::string& value) {
   if (value.empty()) return {};
+  // Absolute: the configs the study writes live in its own folders.
   fs::path p(value);
-  return p.is_absolute() ? p : (base / p).lexically_normal();
+  return p.is_absolute() ? p : fs::absolute(base / p).lexically_normal();
 }
 
 // A name used in folder names: letters, digits, '-', '_', '.', not starting with '.'.

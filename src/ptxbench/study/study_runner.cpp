@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 #include <sstream>
@@ -237,6 +238,7 @@ class Runner {
     if (v.data != DataSource::kFixit) kinds.push_back("kernelgen");
     Json counts = Json::object();
     int train_rows = 0;
+    int verified = 0;  // of the training rows: verified on a GPU
     int capped = 0;
     for (const std::string split : {"train", "heldout"}) {
       for (const auto& kind : kinds) {
@@ -254,6 +256,8 @@ class Runner {
           kept += line + "\n";
           ++n;
           if (split == "train") ++train_rows;
+          const Json row = Json::parse(line, nullptr, false);
+          if (split == "train" && row.is_object() && row.value("verified", false)) ++verified;
         }
         fs::create_directories(partial / "data" / split);
         util::write_file_atomic(partial / "data" / split / (kind + ".jsonl"), kept);
@@ -263,10 +267,11 @@ class Runner {
     if (auto card = util::read_file(exported / "README.md"))
       util::write_file_atomic(partial / "export-card.md", *card);
     counts["left_out_by_volume"] = capped;
+    counts["verified_train"] = verified;
     counts["export"] = exported.string();
     util::write_file_atomic(partial / "data.json", util::dump_json(counts, 2) + "\n");
-    say(fmt::format("data/{}: {} training row(s) ({}), {} left out by volume", v.name, train_rows,
-                    fmt::join(kinds, " + "), capped));
+    say(fmt::format("data/{}: {} training row(s) ({}), {} verified on a GPU, {} left out by volume",
+                    v.name, train_rows, fmt::join(kinds, " + "), verified, capped));
     if (!v.retrieval && train_rows == 0)
       return util::make_error(
           "no training rows (see " + (partial / "export-card.md").string() +
@@ -336,7 +341,22 @@ class Runner {
 
 }  // namespace
 
+std::vector<std::string> step_labels(const StudyFile& study) {
+  std::vector<std::string> labels = {"suite/tasks", "run/" + study.base.name};
+  for (const auto& v : study.variants) {
+    labels.push_back("data/" + v.name);
+    if (!v.retrieval) labels.push_back("train/" + v.name);
+    labels.push_back("run/" + v.name);
+  }
+  return labels;
+}
+
 util::Expected<fs::path> run_study(const StudyFile& study, const StudyEnvironment& env) {
+  const auto labels = step_labels(study);
+  if (!env.stop_after.empty() &&
+      std::find(labels.begin(), labels.end(), env.stop_after) == labels.end())
+    return util::make_error(fmt::format("--stop-after {}: not a step of this study ({})",
+                                        env.stop_after, fmt::join(labels, ", ")));
   std::error_code error;
   fs::create_directories(study.out, error);
   if (error) return util::make_error(study.out.string() + ": " + error.message());

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "ptxbench/study/study_file.hpp"
 #include "ptxbench/util/expected.hpp"
@@ -20,6 +21,10 @@ struct StudyEnvironment {
   std::string stop_after;  // a step label ("train/balanced"): stop once it is done; "" runs all
   std::function<void(const std::string&)> say;  // one line of progress
 };
+
+// The labels of the study's steps in the order they run ("suite/tasks", "run/base",
+// "data/<variant>", "train/<variant>", "run/<variant>"; the comparison is always rebuilt).
+std::vector<std::string> step_labels(const StudyFile& study);
 
 // Steps in order; the last one run or skipped is named in messages. An Error says which step
 // failed and where its log is.
