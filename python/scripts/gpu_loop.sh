@@ -2,8 +2,8 @@
 # The training stack on a GPU machine (docs/training.md, "Measured on a GPU"): builds a ~0.6 B
 # parameter random model from a config, trains LoRA steps on synthetic rows of a few lengths
 # (step time, tokens/s, peak memory; one run at the reference recipe's 65,536-token length),
-# serves it with the built-in server (serving throughput), and runs scripts/fixit-loop.sh end
-# to end on that model. Results go to $OUT (default ./gpu-loop-out): summary.jsonl, summary.md,
+# serves it with the built-in server (serving throughput); the whole loop is `ptxbench study`
+# (benchmarks/gpu-check/parts/60-study.sh). Results go to $OUT (default ./gpu-loop-out): summary.jsonl, summary.md,
 # the loss plot, and logs.tar.gz (every log, run card and the loop's report; no weights).
 #
 #   PTXBENCH=path/to/ptxbench bash python/scripts/gpu_loop.sh
@@ -183,30 +183,9 @@ if want serve; then
 fi
 
 if want loop; then
-  ptxbench="${PTXBENCH:-}"
-  for c in "$root/build/src/ptxbench" /opt/ptxb/root/build-b1/src/ptxbench; do
-    [ -n "$ptxbench" ] || { [ -x "$c" ] && ptxbench="$c"; }
-  done
-  if [ -z "$ptxbench" ]; then
-    record '{"step": "loop", "rc": null, "status": "NOT RUN: no ptxbench binary (set PTXBENCH)"}'
-  else
-    # The full loop on the 0.6 B random model: base run, train (on the synthetic rows: a random
-    # model's run has nothing to repair), serve base + adapter, tuned run, report; GPU stages on.
-    ensure_model
-    ensure_rows "${lengths[0]}"
-    cat >"$work/loop-grid.yaml" <<EOF
-tasks: [gemm_n4096_k4096]
-archs: [hopper]
-contexts: [none]
-samples: 2
-turns: 2
-evaluation: {gpu: true, parallel: 2}
-EOF
-    PTXBENCH_TRAIN_PYTHON="$python" timed loop bash "$root/scripts/fixit-loop.sh" --base "$model" \
-      --grid "$work/loop-grid.yaml" --recipe "$work/recipe-${lengths[0]}.yaml" \
-      --rows "$work/rows-${lengths[0]}.jsonl" \
-      --serve builtin --port 0 --max-tokens 128 --ptxbench "$ptxbench" --work "$work/loop"
-  fi
+  # The whole loop (base run, Fixit, train, serve, tuned run, comparison) is `ptxbench study`:
+  # benchmarks/gpu-check/parts/60-study.sh runs a small one with the GPU stages on.
+  record '{"step": "loop", "rc": null, "status": "NOT RUN: moved to benchmarks/gpu-check/parts/60-study.sh (ptxbench study)"}'
 fi
 
 "$python" - "$summary" <<'PY' >"$results/summary.md"

@@ -44,5 +44,6 @@ void add_export_traces_command(CLI::App& app, CommandContext& context);
 void add_export_tasks_command(CLI::App& app, CommandContext& context);
 void add_merge_command(CLI::App& app, CommandContext& context);
 void add_fixit_command(CLI::App& app, CommandContext& context);
+void add_study_command(CLI::App& app, CommandContext& context);
 
 }  // namespace ptxbench::cli

@@ -8,7 +8,7 @@
 
 namespace ptxbench::cli {
 namespace {
-constexpr std::array<CommandSpec, 11> kCommands{{
+constexpr std::array<CommandSpec, 12> kCommands{{
     {"tasks", "List the task suite, or show one task as a model sees it", false,
      &add_tasks_command},
     {"eval", "Evaluate candidate kernels (.cu or model responses) on a task", true,
@@ -31,6 +31,8 @@ constexpr std::array<CommandSpec, 11> kCommands{{
      &add_merge_command},
     {"fixit", "Training data from failures: mine, balance, repair, verify, explain, export, retrieve",
      true, &add_fixit_command},
+    {"study", "The Fixit study of one study file: runs, Fixit, training, tuned runs, one table",
+     true, &add_study_command},
 }};
 
 // Levenshtein distance with one row of memory.

@@ -1,0 +1,110 @@
+// The parts of a study below the orchestrator: held-out splits by rule, the paired tests of the
+// comparison page, and the step folder that makes a killed study resumable.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ptxbench/study/paired_test.hpp"
+#include "ptxbench/study/splits.hpp"
+#include "ptxbench/study/step_folder.hpp"
+#include "ptxbench/study/study_runner.hpp"
+#include "ptxbench/util/fs.hpp"
+
+namespace ptxbench::study {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+Json task(const std::string& name, const std::string& op, int causal) {
+  return {{"name", name}, {"op_type", op}, {"parameters", {{"causal", causal}}}};
+}
+
+TEST(StudySplits, TheFirstMatchingRuleDecidesAndTheRestIsTrain) {
+  const std::vector<HeldOutSplit> rules = {{.name = "sizes", .tasks = {"gemm_n7168_*"}},
+                                           {.name = "d256", .head_dims = {256}},
+                                           {.name = "causal", .variants = {"causal"}},
+                                           {.name = "backward", .op_types = {"mha_bwd"}}};
+  EXPECT_EQ(split_of(task("gemm_n7168_k5120", "gemm", 0), rules), "sizes");
+  EXPECT_EQ(split_of(task("gemm_n4096_k4096", "gemm", 0), rules), "train");
+  EXPECT_EQ(split_of(task("mha_fwd_lse_d256_causal", "mha_fwd_lse", 1), rules), "d256");
+  EXPECT_EQ(split_of(task("mha_fwd_lse_d128_causal", "mha_fwd_lse", 1), rules), "causal");
+  EXPECT_EQ(split_of(task("mha_fwd_lse_d128", "mha_fwd_lse", 0), rules), "train");
+  EXPECT_EQ(split_of(task("mha_bwd_d64", "mha_bwd", 0), rules), "backward");
+  EXPECT_EQ(split_of(task("mha_fwd_lse_d2560", "mha_fwd_lse", 0), rules), "train");  // not d256
+}
+
+TEST(StudySplits, TheSuiteCopyCarriesTheSplitsAndTheSourceIsUntouched) {
+  util::TempDir dir;
+  const fs::path source = dir.path() / "tasks";
+  fs::create_directories(source / "gemm");
+  const std::string original = task("gemm_n7168_k5120", "gemm", 0).dump();
+  util::write_file_atomic(source / "gemm/a.json", original);
+  util::write_file_atomic(source / "gemm/b.json", task("gemm_n4096_k4096", "gemm", 0).dump());
+  auto assigned =
+      write_split_suite(source, {{.name = "sizes", .tasks = {"gemm_n7168_*"}}}, dir.path() / "out");
+  ASSERT_TRUE(assigned) << assigned.error().message;
+  EXPECT_EQ(assigned->at("gemm_n7168_k5120"), "sizes");
+  EXPECT_EQ(assigned->at("gemm_n4096_k4096"), "train");
+  auto copy = util::read_file(dir.path() / "out/gemm/a.json");
+  ASSERT_TRUE(copy);
+  EXPECT_EQ(Json::parse(*copy)["split"], "heldout");
+  EXPECT_EQ(*util::read_file(source / "gemm/a.json"), original);
+  util::write_file_atomic(source / "gemm/bad.json", "[1]");
+  auto bad = write_split_suite(source, {}, dir.path() / "out2");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("bad.json: not a task file"), std::string::npos);
+}
+
+TEST(StudyPairedTests, McNemarExactMatchesTheBinomialTail) {
+  EXPECT_DOUBLE_EQ(mcnemar_exact(0, 0).p, 1.0);
+  EXPECT_DOUBLE_EQ(mcnemar_exact(0, 6).p, 2.0 / 64);  // 2 * P(X <= 0), n = 6
+  EXPECT_DOUBLE_EQ(mcnemar_exact(1, 1).p, 1.0);
+  EXPECT_NEAR(mcnemar_exact(2, 10).p, 0.0385742, 1e-6);  // 2 * 79 / 4096
+}
+
+TEST(StudyPairedTests, SignFlipIsExactForFewPairsAndSeededForMany) {
+  const std::vector<double> five_up = {1, 1, 1, 1, 1};
+  auto exact = sign_flip_test(five_up);
+  EXPECT_DOUBLE_EQ(exact.p, 2.0 / 32);  // all plus or all minus
+  EXPECT_DOUBLE_EQ(exact.mean, 1.0);
+  EXPECT_DOUBLE_EQ(sign_flip_test(std::vector<double>{0, 0, 0}).p, 1.0);
+  std::vector<double> many(40, 0.5);
+  many[0] = -0.5;
+  auto a = sign_flip_test(many), b = sign_flip_test(many);
+  EXPECT_EQ(a.p, b.p);  // seeded: the same page on every run
+  EXPECT_LT(a.p, 0.001);
+  EXPECT_GT(a.p, 0);
+}
+
+TEST(StudyStepFolder, APartialStepIsRedoneAndAFinishedOneNeverReplaced) {
+  util::TempDir dir;
+  StepFolder step(dir.path(), "train", "balanced");
+  EXPECT_FALSE(step.done());
+  auto partial = step.begin();
+  ASSERT_TRUE(partial);
+  util::write_file_atomic(*partial / "half", "x");
+  // As after a kill: begin again starts from an empty folder.
+  partial = step.begin();
+  ASSERT_TRUE(partial);
+  EXPECT_FALSE(fs::exists(*partial / "half"));
+  util::write_file_atomic(*partial / "card", "done");
+  ASSERT_TRUE(step.publish());
+  EXPECT_TRUE(step.done());
+  EXPECT_FALSE(fs::exists(step.partial()));
+  EXPECT_EQ(*util::read_file(step.out() / "card"), "done");
+  ASSERT_TRUE(step.begin());
+  EXPECT_FALSE(step.publish());  // the finished step stays
+  EXPECT_EQ(*util::read_file(step.out() / "card"), "done");
+}
+
+TEST(StudySteps, EveryVariantHasDataAndARunAndOnlyTrainedOnesATrainingStep) {
+  StudyFile study;
+  study.base.name = "base";
+  study.variants = {{.name = "a"}, {.name = "b", .retrieval = true}};
+  EXPECT_EQ(step_labels(study), (std::vector<std::string>{"suite/tasks", "run/base", "data/a",
+                                                          "train/a", "run/a", "data/b", "run/b"}));
+}
+
+}  // namespace
+}  // namespace ptxbench::study
