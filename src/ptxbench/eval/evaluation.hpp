@@ -188,6 +188,19 @@ struct Generalisation {
   std::vector<std::string> failed_unseen;  // their names, for the record (not for feedback)
 };
 
+// Which of a task's pool seeds a verdict drew (correctness/seed_pool.hpp).
+struct SeedPoolDraw {
+  int size = 0;
+  int index = 0;
+};
+
+// A verdict of the GPU stages found in the verdict cache (verdict_cache.hpp): the stages,
+// workloads and figures are the original's; `from` is when the original was judged.
+struct CachedVerdict {
+  std::string key;   // the cache entry
+  std::string from;  // the original record's created_at
+};
+
 struct Evaluation {
   int schema_version = kSchemaVersion;
   std::string task;
@@ -205,6 +218,8 @@ struct Evaluation {
   // The verdict's input seed: every workload's inputs derive from it and the workload's own
   // seed, so `ptxbench eval --seed` replays them exactly. nullopt: nothing ran on a GPU.
   std::optional<std::uint64_t> input_seed;
+  std::optional<SeedPoolDraw> seed_pool;         // set when input_seed came from a seed pool
+  std::optional<CachedVerdict> cached;           // set when the verdict came from the verdict cache
   std::map<std::string, std::string> toolchain;  // "nvcc", "cuobjdump", "driver", "gpu", ...
   std::string created_at;           // ISO-8601 UTC
   std::string sandbox = "off";      // "full" | "partial: <what is missing>" | "off" (sandbox/)

@@ -216,6 +216,8 @@ json to_json(const Evaluation& e) {
     j["generalisation"] = nullptr;
   }
   j["input_seed"] = e.input_seed ? json(*e.input_seed) : json(nullptr);
+  if (e.seed_pool) j["seed_pool"] = {{"size", e.seed_pool->size}, {"index", e.seed_pool->index}};
+  if (e.cached) j["cached"] = {{"verdict", true}, {"key", e.cached->key}, {"from", e.cached->from}};
   j["toolchain"] = e.toolchain;
   return j;
 }
@@ -314,6 +316,12 @@ util::Expected<Evaluation> evaluation_from_json(const json& j) {
                          .failed_unseen = g->value("failed_unseen", std::vector<std::string>{})};
     }
     e.input_seed = get_optional<std::uint64_t>(j, "input_seed");
+    if (auto p = j.find("seed_pool"); p != j.end() && p->is_object())
+      e.seed_pool =
+          SeedPoolDraw{.size = p->at("size").get<int>(), .index = p->at("index").get<int>()};
+    if (auto c = j.find("cached"); c != j.end() && c->is_object())
+      e.cached = CachedVerdict{.key = get_or<std::string>(*c, "key", ""),
+                               .from = get_or<std::string>(*c, "from", "")};
     e.toolchain = j.value("toolchain", std::map<std::string, std::string>{});
     return e;
   } catch (const std::exception& ex) {

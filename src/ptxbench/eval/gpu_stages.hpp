@@ -46,6 +46,9 @@ class GpuStages {
   // verdict. Never throws for anything the candidate does.
   virtual void run(const task::Task& task, const CompiledCandidate& candidate,
                    Evaluation& evaluation) = 0;
+  // What names the GPU and its driver and libraries, for the verdict cache's key (asked after
+  // available() said yes); empty: unknown, and nothing is cached.
+  virtual std::string identity() { return {}; }
 };
 
 }  // namespace ptxbench::eval

@@ -37,6 +37,12 @@ struct TurnRecord {
   std::string correctness_rule;
   // Every unseen workload correct (the record's `generalisation`); nullopt: none were judged.
   std::optional<bool> unseen_correct;
+  // What judging the turn cost (judging_table.cpp): the seconds its GPU stages held a GPU
+  // (nullopt: they did not run; 0 for a verdict from the verdict cache), whether its compile came
+  // from the compile cache (nullopt: nothing was compiled) and its verdict from the verdict cache.
+  std::optional<double> gpu_seconds;
+  std::optional<bool> compile_cached;
+  bool verdict_cached = false;
 
   bool correct() const { return eval::is_correct(verdict); }
   bool verified() const { return verdict == eval::Verdict::kPassed; }

@@ -530,6 +530,11 @@ bool WorkerGpuStages::available(arch::Arch arch, std::string& why) {
   return true;
 }
 
+std::string WorkerGpuStages::identity() {
+  if (!info_reply_) return {};
+  return info_reply_->fingerprint + "|" + std::to_string(info_reply_->memory_bytes) + " bytes";
+}
+
 WorkerJob WorkerGpuStages::configure(WorkerJob job, const CompiledCandidate& candidate) const {
   job.trials = options_.trials;
   job.library = candidate.shared_object;
@@ -561,8 +566,10 @@ void WorkerGpuStages::run(const task::Task& task, const CompiledCandidate& candi
     for (const auto& workload : task::unseen_workloads(task))
       run.jobs.push_back(configure(make_job(task, workload), candidate));
   }
-  const std::uint64_t seed =
-      options_.input_seed ? *options_.input_seed : correctness::draw_input_seed();
+  // The engine's front chose the seed (seeded_gpu_stages.hpp) where it set one.
+  const std::uint64_t seed = evaluation.input_seed ? *evaluation.input_seed
+                             : options_.input_seed ? *options_.input_seed
+                                                   : correctness::draw_input_seed();
   evaluation.input_seed = seed;
   for (auto& job : run.jobs) job.seed = correctness::workload_input_seed(job.seed, seed);
   for (std::size_t j = 0; j < task.workloads.size(); ++j) {

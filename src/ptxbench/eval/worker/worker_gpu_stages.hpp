@@ -75,6 +75,7 @@ class WorkerGpuStages final : public GpuStages {
   bool available(arch::Arch arch, std::string& why) override;
   void run(const task::Task& task, const CompiledCandidate& candidate,
            Evaluation& evaluation) override;
+  std::string identity() override;
 
   // The jobs of a task's workloads for this candidate, in task order.
   std::vector<WorkerJob> make_jobs(const task::Task& task,
