@@ -2,7 +2,7 @@
 # Where nvcc's time goes when it compiles one candidate, and what the options that leave the
 # candidate's code, its ABI and its SASS unchanged would save (issue 27 item 3). CPU only.
 #   benchmarks/nvcc_phases.sh [CANDIDATE.cu] [REPEATS]
-# Default candidate: the Hopper GEMM expert. Each variant compiles REPEATS times (default 3);
+# Default candidate: the Hopper GEMM expert. VARIANTS="a b" runs only those variants. Each variant compiles REPEATS times (default 3);
 # the table gives the median wall seconds and, from `nvcc -time`, the median of each phase.
 # Every variant's SASS (cuobjdump -sass) is compared with the baseline's: "same" or "DIFFERS".
 # The baseline command mirrors compile::nvcc_command (src/ptxbench/compile/compiler.cpp).
@@ -31,6 +31,7 @@ trap 'rm -rf "$work"' EXIT
 cp "$candidate" "$work/candidate.cu"
 cd "$work"
 grep '^[[:space:]]*#[[:space:]]*include' candidate.cu >includes_only.cu
+grep -v 'tvm/' includes_only.cu >cuda_includes_only.cu
 
 base=(-std=c++17 -O3 -shared -Xcompiler -fPIC -gencode arch=compute_90a,code=sm_90a
       -cudart shared -lineinfo -Xptxas -v -I"$tvm/include" -L"$tvm/lib"
@@ -47,6 +48,8 @@ variants=(
   "host_pipe|-Xcompiler -pipe"
   # Not an option, a measure: what the candidate's #include lines alone cost (TVM-FFI, CUDA).
   "includes_only|"
+  # ... and the same without the TVM-FFI headers (the CUDA and standard headers only).
+  "cuda_includes_only|"
 )
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "-"; else if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
@@ -55,13 +58,15 @@ printf "candidate: %s\nnvcc: %s\nrepeats: %s\n\n" "$candidate" "$("$nvcc" --vers
 printf "%-16s %7s %8s %8s %8s %8s %8s %8s %8s  %s\n" variant wall_s preproc cudafe++ cicc ptxas fatbin host_cc link sass
 for entry in "${variants[@]}"; do
   name="${entry%%|*}"; extra="${entry#*|}"
+  # VARIANTS="baseline includes_only": only those (the baseline always runs: it is the reference).
+  if [[ -n "${VARIANTS:-}" && $name != baseline && " $VARIANTS " != *" $name "* ]]; then continue; fi
   rm -f times.csv walls.txt
   ok=1
   for ((r = 0; r < repeats; r++)); do
     start=$(date +%s.%N)
     # shellcheck disable=SC2086
     source_file=candidate.cu
-    [[ $name == includes_only ]] && source_file=includes_only.cu
+    [[ $name == includes_only || $name == cuda_includes_only ]] && source_file=$name.cu
     if ! "$nvcc" "${base[@]}" $extra -time times.csv -o "$name.so" "$source_file" >"$name.log" 2>&1; then
       ok=0; break
     fi
@@ -69,7 +74,7 @@ for entry in "${variants[@]}"; do
     echo "$end - $start" | bc >>walls.txt
   done
   if [[ $ok == 0 ]]; then printf "%-16s  failed: %s\n" "$name" "$(grep -m1 -i error "$name.log" || tail -1 "$name.log")"; continue; fi
-  if [[ $name == includes_only ]]; then same="(no kernels)"; else
+  if [[ $name == *includes_only ]]; then same="(no kernels)"; else
   "$cuobjdump" -sass "$name.so" >"$name.sass"
   [[ $name == baseline ]] && cp times.csv baseline_times.csv
   if [[ $name == baseline ]]; then same="(reference)"; elif cmp -s baseline.sass "$name.sass"; then same=same; else same=DIFFERS; fi
