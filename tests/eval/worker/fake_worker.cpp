@@ -188,6 +188,7 @@ int main(int argc, char** argv) {
           to_json(InfoReply{.name = "Fake H200",
                             .cc_major = 9,
                             .cc_minor = 0,
+                            .fingerprint = "Fake H200|sm_90|driver 0.0",
                             .toolchain = {{"gpu", "Fake H200"}, {"driver", "0.0"}}}));
     return 0;
   }

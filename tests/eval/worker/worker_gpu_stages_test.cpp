@@ -75,6 +75,26 @@ TEST_F(WorkerGpuStagesTest, AvailabilityComesFromTheWorkersDevice) {
   EXPECT_NE(why.find("Fake H200"), std::string::npos) << why;
 }
 
+// The verdict cache's key names the GPU by the worker's fingerprint, known once it was asked.
+TEST_F(WorkerGpuStagesTest, TheGpusIdentityComesFromTheWorkersFingerprint) {
+  EXPECT_EQ(stages_.identity(), "");
+  std::string why;
+  ASSERT_TRUE(stages_.available(arch::Arch::kHopper, why)) << why;
+  EXPECT_NE(stages_.identity().find("Fake H200|sm_90|driver 0.0"), std::string::npos)
+      << stages_.identity();
+}
+
+// A seed the engine's front chose (seeded_gpu_stages.hpp) is the verdict's seed.
+TEST_F(WorkerGpuStagesTest, ASeedChosenBeforeTheGpuStagesIsUsed) {
+  std::string why;
+  ASSERT_TRUE(stages_.available(arch::Arch::kHopper, why)) << why;
+  Evaluation e;
+  e.arch = arch::Arch::kHopper;
+  e.input_seed = 4242;
+  stages_.run(task_, CompiledCandidate{.shared_object = "/nowhere/pass.so"}, e);
+  EXPECT_EQ(e.input_seed, 4242u);
+}
+
 TEST_F(WorkerGpuStagesTest, NoGpuIsNotAvailable) {
   WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
                                                 .worker_env = {{"FAKE_WORKER_NO_GPU", "1"}}},

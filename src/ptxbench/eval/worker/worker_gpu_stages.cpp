@@ -531,7 +531,8 @@ bool WorkerGpuStages::available(arch::Arch arch, std::string& why) {
 }
 
 std::string WorkerGpuStages::identity() {
-  if (!info_reply_) return {};
+  // A worker that names no fingerprint (GPU, driver, CUDA, cuBLASLt, cuDNN) names nothing.
+  if (!info_reply_ || info_reply_->fingerprint.empty()) return {};
   return info_reply_->fingerprint + "|" + std::to_string(info_reply_->memory_bytes) + " bytes";
 }
 
