@@ -1,6 +1,6 @@
 // WorkerGpuStages against a fake worker (fake_worker.cpp): every way a worker process can end
 // must give the right verdict, and the next candidate must evaluate normally.
-#include "ptxbench/eval/worker/worker_gpu_stages.hpp"
+#include "ptxbench/eval/gpu_pipeline/worker_gpu_stages.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 
 #include "ptxbench/util/fs.hpp"
 
-namespace ptxbench::eval::worker {
+namespace ptxbench::eval::gpu_pipeline {
 namespace {
 
 task::Task small_gemm_task() {
@@ -244,13 +244,13 @@ TEST_F(WorkerGpuStagesTest, JobsCarryTheCandidateAndLimits) {
   EXPECT_EQ(jobs[1].inputs[0].shape, (std::vector<std::int64_t>{8, 3}));
   EXPECT_EQ(jobs[1].candidate_kernels, std::vector<std::string>{"_Z6kernelv"});
   EXPECT_EQ(jobs[0].limits.call_timeout.count(), 20000);
-  EXPECT_EQ(mode_of(jobs[0].request), "candidate");
+  EXPECT_EQ(worker::mode_of(jobs[0].request), "candidate");
 }
 
 }  // namespace
-}  // namespace ptxbench::eval::worker
+}  // namespace ptxbench::eval::gpu_pipeline
 
-namespace ptxbench::eval::worker {
+namespace ptxbench::eval::gpu_pipeline {
 namespace {
 
 // A correct candidate whose GMMA kernel the probe cannot measure (the fake worker has no probe
@@ -423,9 +423,9 @@ TEST_F(WorkerGpuStagesOverlap, RacecheckFinishesPastItsDeadlineWhileCorrectnessR
 }
 
 }  // namespace
-}  // namespace ptxbench::eval::worker
+}  // namespace ptxbench::eval::gpu_pipeline
 
-namespace ptxbench::eval::worker {
+namespace ptxbench::eval::gpu_pipeline {
 namespace {
 
 // --time-workloads: one `worker time` process per timed workload, each workload's record filled,
@@ -611,4 +611,4 @@ TEST_F(WorkerGpuStagesTest, CorrectOnEveryUnseenWorkloadAndOffRunsNone) {
 }
 
 }  // namespace
-}  // namespace ptxbench::eval::worker
+}  // namespace ptxbench::eval::gpu_pipeline

@@ -1,4 +1,4 @@
-#include "ptxbench/eval/worker/worker_gpu_stages.hpp"
+#include "ptxbench/eval/gpu_pipeline/worker_gpu_stages.hpp"
 #include "ptxbench/util/timestamps.hpp"
 
 #include <fmt/format.h>
@@ -19,7 +19,10 @@
 #include "ptxbench/eval/worker/exchange.hpp"
 #include "ptxbench/task/unseen_workloads.hpp"
 
-namespace ptxbench::eval::worker {
+namespace ptxbench::eval::gpu_pipeline {
+// The stages' judgements and the worker protocol they speak are declared in eval::worker.
+using namespace ptxbench::eval::worker;  // NOLINT(google-build-using-namespace)
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -579,4 +582,4 @@ void WorkerGpuStages::run(const task::Task& task, const CompiledCandidate& candi
   run.execute();
 }
 
-}  // namespace ptxbench::eval::worker
+}  // namespace ptxbench::eval::gpu_pipeline
