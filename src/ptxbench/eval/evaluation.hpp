@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ptxbench/arch/arch.hpp"
-#include "ptxbench/eval/correctness/accuracy_rule.hpp"
+#include "ptxbench/eval/accuracy_figures.hpp"
 #include "ptxbench/task/task.hpp"
 
 namespace ptxbench::eval {
@@ -128,7 +128,7 @@ struct OutputCheck {
   // reference ("as accurate as the library"; its verdict is accuracy->passed).
   task::CorrectnessRule rule = task::CorrectnessRule::kMatchesLibrary;
   bool matches_library = false;
-  std::optional<correctness::AccuracyFigures> accuracy;
+  std::optional<AccuracyFigures> accuracy;
   std::string accuracy_unavailable;  // why there are no figures, when there are none
 };
 

@@ -22,9 +22,9 @@ namespace {
 task::Task small_gemm_task() {
   task::Task t;
   t.name = "gemm_fake";
-  t.op_type = "gemm";
+  t.op_type = ptxbench::task::OpType::kGemm;
   t.family = "gemm";
-  t.baseline = "cublaslt.gemm_bf16_nt";
+  t.baseline = ptxbench::task::Baseline::kCublasLtGemmBf16Nt;
   t.axes = {{.name = "M"},
             {.name = "N", .is_const = true, .value = 5},
             {.name = "K", .is_const = true, .value = 3}};

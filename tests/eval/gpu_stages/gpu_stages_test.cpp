@@ -19,8 +19,8 @@ using gpu_pipeline::WorkerGpuStagesOptions;
 task::Task gemm_task() {
   task::Task t;
   t.name = "gemm_test";
-  t.op_type = "gemm";
-  t.baseline = "cublaslt.gemm_bf16_nt";
+  t.op_type = ptxbench::task::OpType::kGemm;
+  t.baseline = ptxbench::task::Baseline::kCublasLtGemmBf16Nt;
   t.axes = {{.name = "M"},
             {.name = "N", .is_const = true, .value = 1024},
             {.name = "K", .is_const = true, .value = 512}};
@@ -38,8 +38,9 @@ task::Task gemm_task() {
 task::Task attention_task(bool backward, bool causal) {
   task::Task t;
   t.name = backward ? "mha_bwd_test" : "mha_fwd_test";
-  t.op_type = backward ? "mha_bwd" : "mha_fwd_lse";
-  t.baseline = backward ? "cudnn.sdpa_bwd" : "cudnn.sdpa_fwd";
+  t.op_type = backward ? ptxbench::task::OpType::kMhaBwd : ptxbench::task::OpType::kMhaFwdLse;
+  t.baseline =
+      backward ? ptxbench::task::Baseline::kCudnnSdpaBwd : ptxbench::task::Baseline::kCudnnSdpaFwd;
   t.axes = {{.name = "B", .is_const = true, .value = 1},
             {.name = "H", .is_const = true, .value = 2},
             {.name = "S"},

@@ -1,3 +1,4 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "ptxbench/eval/worker/exchange.hpp"
@@ -11,8 +12,8 @@ namespace {
 WorkerJob sample_job() {
   WorkerJob job;
   job.task = "gemm_test";
-  job.op_type = "gemm";
-  job.baseline = "cublaslt.gemm_bf16_nt";
+  job.op_type = ptxbench::task::OpType::kGemm;
+  job.baseline = ptxbench::task::Baseline::kCublasLtGemmBf16Nt;
   job.parameters = {{"scale", 0.5}};
   job.inputs = {{"A", task::DType::kBFloat16, {8, 4}, {"M", "K"}},
                 {"B", task::DType::kBFloat16, {16, 4}, {"N", "K"}}};
@@ -68,6 +69,45 @@ TEST(WorkerJob, MalformedJobsAreErrorsNotExceptions) {
   EXPECT_FALSE(job_from_json(bad).has_value());
 }
 
+// The protocol's numbers and names are checked by the one field reader (util/field_reader.hpp):
+// an int that would wrap, an unknown operator or baseline, a seed that is no 64-bit number.
+TEST(WorkerJob, WrappedNumbersAndUnknownNamesAreRefusedWithTheirField) {
+  auto error_of = [](const nlohmann::json& j) {
+    auto job = job_from_json(j);
+    return job.has_value() ? std::string("(parsed)") : job.error().message;
+  };
+  nlohmann::json bad = to_json(sample_job());
+  bad["trials"] = 4294967297LL;  // get<int> would make it 1
+  EXPECT_EQ(error_of(bad),
+            "worker job: trials: expected an integer from -2147483648 to 2147483647 (got "
+            "4294967297)");
+  bad = to_json(sample_job());
+  bad["op_type"] = "conv2d";
+  EXPECT_EQ(error_of(bad), "worker job: op_type: unknown 'conv2d'");
+  bad = to_json(sample_job());
+  bad["baseline"] = "cublas";
+  EXPECT_EQ(error_of(bad), "worker job: baseline: unknown 'cublas'");
+  bad = to_json(sample_job());
+  bad["seed"] = "18446744073709551616";  // 2^64
+  EXPECT_THAT(error_of(bad), ::testing::HasSubstr("worker job: seed: expected a 64-bit"));
+  bad = to_json(sample_job());
+  bad["inputs"][0]["dtype"] = "float128";
+  EXPECT_EQ(error_of(bad), "worker job: inputs[0].dtype: unknown 'float128'");
+  bad = to_json(sample_job());
+  bad["device_memory_limit_bytes"] = -1;
+  EXPECT_EQ(error_of(bad),
+            "worker job: device_memory_limit_bytes: expected a non-negative integer (got -1)");
+
+  nlohmann::json good = to_json(sample_job());
+  good["seed"] = "18446744073709551615";
+  auto job = job_from_json(good);
+  ASSERT_TRUE(job.has_value()) << job.error().message;
+  EXPECT_EQ(job->seed, 18446744073709551615ull);
+  EXPECT_EQ(job->op_type, ptxbench::task::OpType::kGemm);
+  EXPECT_EQ(to_json(*job).at("op_type"), "gemm");
+  EXPECT_EQ(to_json(*job).at("baseline"), "cublaslt.gemm_bf16_nt");
+}
+
 TEST(WorkerJob, EveryStageRequestRoundTrips) {
   for (StageRequest request :
        {StageRequest(correctness::CandidateRequest{}), StageRequest(correctness::JudgeRequest{}),
@@ -105,7 +145,7 @@ TEST(WorkerJob, MalformedRequestsAreClearErrors) {
   EXPECT_NE(message(bad).find("settings"), std::string::npos) << message(bad);
   bad = to_json(sample_job());
   bad["request"]["settings"]["max_samples"] = "many";
-  EXPECT_NE(message(bad).find("max_samples: wrong type"), std::string::npos) << message(bad);
+  EXPECT_NE(message(bad).find("max_samples: expected an integer"), std::string::npos) << message(bad);
   bad = to_json(sample_job());
   bad["request"]["settings"].erase("min_samples");
   EXPECT_NE(message(bad).find("min_samples: missing"), std::string::npos) << message(bad);

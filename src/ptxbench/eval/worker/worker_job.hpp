@@ -37,9 +37,9 @@ struct CallLimits {
 };
 
 struct WorkerJob {
-  std::string task;                          // task name, for messages
-  std::string op_type;                       // "gemm", "mha_fwd_lse", "mha_bwd"
-  std::string baseline;                      // "cublaslt.gemm_bf16_nt", "cudnn.sdpa_fwd", ...
+  std::string task;  // task name, for messages
+  task::OpType op_type = task::OpType::kGemm;
+  task::Baseline baseline = task::Baseline::kCublasLtGemmBf16Nt;
   std::map<std::string, double> parameters;  // op constants: causal, scale, ...
   std::vector<TensorDesc> inputs;            // ABI order: run(inputs..., outputs...)
   std::vector<TensorDesc> outputs;
