@@ -59,6 +59,16 @@ TEST(Settings, TheSeedPoolAndVerdictCacheAreRead) {
               HasSubstr("verdict_cache: not a setting of this command"));
 }
 
+TEST(Settings, TheReferenceCacheIsOffByDefaultAndRead) {
+  EXPECT_FALSE(EvaluationSettings{}.reference_cache);
+  auto settings = read(Json{{"reference_cache", true}, {"seed_pool", 4}});
+  ASSERT_TRUE(settings.has_value()) << settings.error().message;
+  EXPECT_TRUE(settings->reference_cache);
+  EXPECT_EQ(settings_to_json(*settings, SettingSet::all()).at("reference_cache"), true);
+  EXPECT_THAT(read(Json{{"reference_cache", "yes"}}).error().message,
+              HasSubstr("reference_cache"));
+}
+
 TEST(Settings, NumbersOutOfRangeAreRefusedNotWrapped) {
   // get<int> would wrap 4294967297 to 1.
   auto wrapped = read(Json{{"parallel", 4294967297LL}});

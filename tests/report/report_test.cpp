@@ -189,10 +189,15 @@ TEST(Report, JudgingCostAndCacheHitRates) {
   auto a = gpu_turn(2, 3.5, 0.5, 0.5);  // 4.5 s
   auto b = gpu_turn(4, 1, 1, 1);        // 6 s, its compile from the compile cache
   b.turns[0].evaluation.compile.cached = true;
+  b.turns[0].evaluation.stage(eval::Stage::kCorrectness).reference_cache =
+      eval::CacheCounts{.hits = 3, .misses = 1};
   b.info.sample = 1;
   auto c = gpu_turn(2, 3.5, 0.5, 0.5);  // from the verdict cache: 0 s
   c.turns[0].evaluation.compile.cached = true;
   c.turns[0].evaluation.cached = eval::CachedVerdict{.key = "k", .from = "2026-01-01T00:00:00Z"};
+  // Counted by the verdict that judged it, not again by the one the verdict cache answered.
+  c.turns[0].evaluation.stage(eval::Stage::kCorrectness).reference_cache =
+      eval::CacheCounts{.hits = 5, .misses = 0};
   c.info.sample = 2;
   auto d = testing::make_trajectory(
       {.sample = 3, .max_turns = 1, .turns = {testing::fails(eval::Verdict::kCompileError)}});
@@ -212,6 +217,9 @@ TEST(Report, JudgingCostAndCacheHitRates) {
   EXPECT_NEAR(std::stod(row.at("compile_cache_hit_rate")), 0.5, 1e-9);
   EXPECT_EQ(row.at("verdict_cache_hits"), "1");
   EXPECT_NEAR(std::stod(row.at("verdict_cache_hit_rate")), 1.0 / 3, 1e-3);
+  EXPECT_EQ(row.at("reference_trials"), "4");
+  EXPECT_EQ(row.at("reference_cache_hits"), "3");
+  EXPECT_NEAR(std::stod(row.at("reference_cache_hit_rate")), 0.75, 1e-9);
   const auto md = util::read_file(paths->summary_markdown);
   ASSERT_TRUE(md);
   EXPECT_NE(md->find("Judging cost and caches"), std::string::npos);

@@ -4,6 +4,7 @@
 # under a second of GPU stages), then six times with --seed-pool 2 (every record names its pool
 # draw; at most two are judged on the GPU, the rest come from the cache), then a replay of one
 # pooled verdict's input_seed with --seed and no cache (the same verdict, judged afresh).
+# Last, the judge's reference cache (below).
 set -u
 source "$TREE/benchmarks/gpu-check/lib.sh"
 gemm="$TREE/solutions/hopper/gemm_bf16_nt_warp_specialized.cu"
@@ -52,4 +53,41 @@ print(f"seed pool: {len(pool)} verdicts, {fresh} judged on the GPU (expected <= 
 replay = records("replay.jsonl")
 if replay and pool:
     print(f"replay of seed {replay[0]['input_seed']}: verdict {replay[0]['verdict']} (pooled: {pool[0]['verdict']}), cached={'cached' in replay[0]}")
+PY
+
+# The judge's reference cache (docs/gpu-engine.md, "Reference cache"): the expert GEMM and the
+# expert attention forward d128, three verdicts each with a pool of one seed (the same trials each
+# time) and no verdict cache, so every verdict is judged on the GPU. The second and third must
+# show reference_cache hits (and no misses), a shorter correctness stage than the first, and the
+# first's verdict. Its own cache folder outside $RESULTS (entries reach a GB), removed at the end.
+refcache=$(mktemp -d /tmp/ptxbench-refcache-XXXXXX)
+attention="$TREE/solutions/hopper/mha_fwd_lse_d128.cu"
+for name in gemm attention; do
+  if [[ $name == gemm ]]; then file=$gemm; task=gemm_n7168_k5120; else file=$attention; task=mha_fwd_lse_d128; fi
+  s=$(now)
+  for i in 1 2 3; do
+    PTXBENCH_CACHE_DIR="$refcache" timeout -k 5 "$(left)" "$PTXBENCH" eval "$file" --task "$task" \
+      --arch hopper --tasks-dir "$TREE/tasks" --json --compile-cache "$RESULTS/compiles" \
+      --seed-pool 1 --reference-cache >>"$RESULTS/reference-cache-$name.jsonl" 2>>"$RESULTS/caches.err"
+  done
+  log "reference cache, $name x3" $? "$s"
+done
+du -sh "$refcache" | tee -a "$RESULTS/summary.txt"
+rm -rf "$refcache"
+python3 - "$RESULTS" <<'PY' | tee -a "$RESULTS/summary.txt"
+import json, sys, pathlib
+root = pathlib.Path(sys.argv[1])
+for name in ("gemm", "attention"):
+    path = root / f"reference-cache-{name}.jsonl"
+    rows = [json.loads(l) for l in path.read_text().splitlines() if l.strip()] if path.exists() else []
+    figures = []
+    for r in rows:
+        c = next((s for s in r.get("stages", []) if s["stage"] == "correctness"), {})
+        rc = c.get("reference_cache", {})
+        figures.append((r["verdict"], c.get("seconds", 0.0), rc.get("hits"), rc.get("misses")))
+        print(f"{name:9} verdict={r['verdict']} seed={r.get('input_seed')} correctness_s={c.get('seconds', 0):.2f} reference_cache={rc or 'absent'}")
+    ok = (len(figures) == 3 and all(f[0] == figures[0][0] for f in figures)
+          and all((f[2] or 0) > 0 and f[3] == 0 for f in figures[1:])
+          and all(f[1] < figures[0][1] for f in figures[1:]))
+    print(f"{name}: second and third verdicts faster with reference-cache hits and the same verdict:", "yes" if ok else "NO")
 PY

@@ -132,6 +132,13 @@ void add_settings_flags(CLI::App& command, SettingsFlags& flags, eval::SettingSe
                     "(only with --seed or --seed-pool; docs/running.md). Off when not given")
         ->check(kDirectoryOrAbsent);
   }
+  if (offered.has(Setting::kReferenceCache)) {
+    command.add_flag("--reference-cache", flags.reference_cache,
+                     "The trusted judge keeps the library's and the high-precision reference's "
+                     "outputs per trial in a host cache and reuses them when the trial's inputs "
+                     "recur: use with --seed-pool (or --seed); with fresh seeds it never hits "
+                     "(docs/gpu-engine.md, \"Reference cache\")");
+  }
   if (offered.has(Setting::kCompileCache)) {
     command
         .add_option("--compile-cache", flags.compile_cache,
@@ -183,6 +190,7 @@ util::Expected<eval::EvaluationSettings> settings_from_flags(const SettingsFlags
   if (flags.seed) settings.input_seed = *flags.seed;
   if (flags.seed_pool) settings.seed_pool = *flags.seed_pool;
   if (flags.verdict_cache) settings.verdict_cache = *flags.verdict_cache;
+  if (flags.reference_cache) settings.reference_cache = true;
   return settings;
 }
 
@@ -195,6 +203,11 @@ std::shared_ptr<eval::Engine> open_command_engine(std::string_view command,
   }
   if (auto warning = (*engine)->warning())
     fmt::print(stderr, "ptxbench {}: WARNING: {}\n", command, *warning);
+  if (settings.reference_cache && settings.seed_pool == 0 && !settings.input_seed)
+    fmt::print(stderr,
+               "ptxbench {}: WARNING: --reference-cache without --seed-pool (or --seed): every "
+               "verdict draws fresh seeds, so the reference cache never hits\n",
+               command);
   return *engine;
 }
 

@@ -66,7 +66,8 @@ util::Expected<std::shared_ptr<Engine>> open_engine(const EvaluationSettings& se
     const GpuStageChoices choices{.timed_workloads = settings.timed_workloads,
                                   .racecheck_timeout = settings.racecheck_timeout,
                                   .unseen = settings.unseen,
-                                  .input_seed = settings.input_seed};
+                                  .input_seed = settings.input_seed,
+                                  .reference_cache = settings.reference_cache};
     auto made = seams.gpu_slots ? seams.gpu_slots(worker_runner, choices)
                                 : gpu_slots(settings.gpus, worker_runner, choices);
     if (!made) return made.error();

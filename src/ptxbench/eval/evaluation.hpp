@@ -59,11 +59,18 @@ std::optional<StageStatus> parse_stage_status(std::string_view name);
 std::optional<Verdict> parse_verdict(std::string_view name);
 bool is_correct(Verdict verdict);  // kInstructionsNotExecuted or kPassed
 
+// What a cache answered within a stage (the correctness stage's reference cache).
+struct CacheCounts {
+  std::uint64_t hits = 0;
+  std::uint64_t misses = 0;
+};
+
 struct StageRecord {
   Stage stage = Stage::kExtract;
   StageStatus status = StageStatus::kSkipped;
   double seconds = 0;
   std::string message;  // first lines of the reason on failure; what was skipped and why
+  std::optional<CacheCounts> reference_cache;  // correctness: trials the judge's cache answered
 };
 
 struct CompileInfo {

@@ -139,10 +139,14 @@ json to_json(const Evaluation& e) {
   j["wall_seconds"] = e.wall_seconds;
   j["stages"] = json::array();
   for (const auto& s : e.stages) {
-    j["stages"].push_back({{"stage", std::string(to_string(s.stage))},
-                           {"status", std::string(to_string(s.status))},
-                           {"seconds", s.seconds},
-                           {"message", s.message}});
+    json stage{{"stage", std::string(to_string(s.stage))},
+               {"status", std::string(to_string(s.status))},
+               {"seconds", s.seconds},
+               {"message", s.message}};
+    if (s.reference_cache)
+      stage["reference_cache"] = {{"hits", s.reference_cache->hits},
+                                  {"misses", s.reference_cache->misses}};
+    j["stages"].push_back(std::move(stage));
   }
   j["compile"] = {{"command", e.compile.command},
                   {"seconds", e.compile.seconds},
@@ -246,6 +250,10 @@ util::Expected<Evaluation> evaluation_from_json(const json& j) {
                                      .status = parse_enum<StageStatus>(s, "status", &parse_stage_status),
                                      .seconds = get_or(s, "seconds", 0.0),
                                      .message = get_or<std::string>(s, "message", "")});
+      if (auto r = s.find("reference_cache"); r != s.end() && r->is_object())
+        e.stages.back().reference_cache =
+            CacheCounts{.hits = get_or(*r, "hits", std::uint64_t{0}),
+                        .misses = get_or(*r, "misses", std::uint64_t{0})};
     }
     if (auto c = j.find("compile"); c != j.end() && c->is_object()) {
       e.compile.command = c->value("command", std::vector<std::string>{});

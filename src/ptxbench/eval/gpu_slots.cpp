@@ -62,11 +62,15 @@ std::shared_ptr<GpuStages> make_worker_gpu_stages(std::shared_ptr<util::ProcessR
   auto worker = find_worker();
   if (!worker) return nullptr;
   return std::make_shared<gpu_pipeline::WorkerGpuStages>(
-      gpu_pipeline::WorkerGpuStagesOptions{.worker = *worker,
-                                           .racecheck_timeout = choices.racecheck_timeout,
-                                           .timed_workloads = std::move(choices.timed_workloads),
-                                           .unseen = choices.unseen,
-                                           .input_seed = choices.input_seed},
+      gpu_pipeline::WorkerGpuStagesOptions{
+          .worker = *worker,
+          .racecheck_timeout = choices.racecheck_timeout,
+          .timed_workloads = std::move(choices.timed_workloads),
+          .unseen = choices.unseen,
+          .input_seed = choices.input_seed,
+          .reference_cache_dir = choices.reference_cache
+                                     ? gpu_pipeline::default_reference_cache_dir()
+                                     : std::filesystem::path()},
       std::move(runner));
 }
 

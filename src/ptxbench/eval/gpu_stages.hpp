@@ -35,6 +35,7 @@ struct GpuStageChoices {
   // The task's unseen workloads (docs/correctness.md): fail the verdict, only report, or skip.
   correctness::UnseenPolicy unseen = correctness::UnseenPolicy::kRequire;
   std::optional<std::uint64_t> input_seed;  // nullopt: drawn per verdict (and recorded)
+  bool reference_cache = false;             // the judge's host cache of reference outputs
 };
 
 class GpuStages {

@@ -96,6 +96,8 @@ void read_field(Setting setting, std::string_view key, util::FieldReader& fields
     case Setting::kVerdictCache:
       if (auto value = text()) settings.verdict_cache = *value;
       return;
+    case Setting::kReferenceCache:
+      return fields.read(key, settings.reference_cache);
   }
 }
 
@@ -118,6 +120,7 @@ const std::vector<SettingName>& setting_names() {
       {Setting::kSeed, "seed", "--seed"},
       {Setting::kSeedPool, "seed_pool", "--seed-pool"},
       {Setting::kVerdictCache, "verdict_cache", "--verdict-cache"},
+      {Setting::kReferenceCache, "reference_cache", "--reference-cache"},
   };
   return names;
 }
@@ -163,6 +166,7 @@ Json settings_to_json(const EvaluationSettings& settings, SettingSet offered) {
   if (settings.input_seed) put(Setting::kSeed, *settings.input_seed);
   put(Setting::kSeedPool, settings.seed_pool);
   if (!settings.verdict_cache.empty()) put(Setting::kVerdictCache, settings.verdict_cache.string());
+  put(Setting::kReferenceCache, settings.reference_cache);
   return json;
 }
 

@@ -48,6 +48,10 @@ struct EvaluationSettings {
   int seed_pool = 0;
   // Where verdicts are kept and found again (verdict_cache.hpp); empty: no cache.
   std::filesystem::path verdict_cache;
+  // The judge keeps the library's and the high-precision reference's outputs per trial in a host
+  // cache (reference_cache/, under the cache folder); it hits only when inputs recur: with
+  // seed_pool > 0 or a fixed input_seed.
+  bool reference_cache = false;
 };
 
 // The settings a command offers, one bit each.
@@ -67,6 +71,7 @@ enum class Setting : std::uint32_t {
   kSeed = 1u << 12,
   kSeedPool = 1u << 13,
   kVerdictCache = 1u << 14,
+  kReferenceCache = 1u << 15,
 };
 
 class SettingSet {
@@ -79,7 +84,7 @@ class SettingSet {
   constexpr bool has(Setting setting) const {
     return (bits_ & static_cast<std::uint32_t>(setting)) != 0;
   }
-  static constexpr SettingSet all() { return from_bits((1u << 15) - 1); }
+  static constexpr SettingSet all() { return from_bits((1u << 16) - 1); }
 
  private:
   static constexpr SettingSet from_bits(std::uint32_t bits) {

@@ -21,6 +21,8 @@ struct JudgingTotals {
   std::int64_t compiles = 0;        // compile stage ran (or was answered by the cache)
   std::int64_t compile_hits = 0;
   std::int64_t verdict_hits = 0;
+  std::int64_t reference_trials = 0;  // trials the judge's reference cache was asked about
+  std::int64_t reference_hits = 0;
 
   void add(const TurnRecord& turn) {
     ++verdicts;
@@ -33,6 +35,12 @@ struct JudgingTotals {
     if (turn.verdict_cached) {
       ++verdict_hits;
     } else {
+      // A cached verdict's counts are its original judge's: counted once, there.
+      if (turn.reference_cache) {
+        reference_hits += static_cast<std::int64_t>(turn.reference_cache->hits);
+        reference_trials +=
+            static_cast<std::int64_t>(turn.reference_cache->hits + turn.reference_cache->misses);
+      }
       gpu_seconds.push_back(*turn.gpu_seconds);
     }
   }
@@ -62,7 +70,10 @@ Table judging_table(const ReportData& data) {
           "gpu_s_per_verdict divides it by every verdict, p50/p95 are over the verdicts judged on "
           "a GPU. Hit rates: compiles answered by the compile cache among the turns that "
           "compiled or failed to, verdicts answered by the verdict cache among those whose GPU "
-          "stages ran. Empty: nothing to count.",
+          "stages ran, trials whose library and high-precision reference outputs the judge's "
+          "reference "
+          "cache answered among the trials it was asked about (--reference-cache). Empty: nothing "
+          "to count.",
       .columns = with_key(
           integer("verdicts", "turns with a verdict"),
           integer("gpu_verdicts", "verdicts whose GPU stages ran or came from the cache"),
@@ -74,7 +85,10 @@ Table judging_table(const ReportData& data) {
           integer("compile_cache_hits", "compiles found in the compile cache"),
           number("compile_cache_hit_rate", "compile_cache_hits / compiles", 3),
           integer("verdict_cache_hits", "GPU verdicts found in the verdict cache"),
-          number("verdict_cache_hit_rate", "verdict_cache_hits / gpu_verdicts", 3))};
+          number("verdict_cache_hit_rate", "verdict_cache_hits / gpu_verdicts", 3),
+          integer("reference_trials", "judged trials that asked the reference cache"),
+          integer("reference_cache_hits", "trials whose references came from the cache"),
+          number("reference_cache_hit_rate", "reference_cache_hits / reference_trials", 3))};
   std::map<std::string, JudgingTotals> runs;
   for (const auto& trajectory : data.runs.trajectories) {
     auto& totals = runs[trajectory.run];
@@ -90,11 +104,12 @@ Table judging_table(const ReportData& data) {
                        .context = std::string(kPooled),
                        .split = std::string(kPooled)};
     auto row = key_cells(key);
-    append(row, {t.verdicts, t.gpu_verdicts, t.gpu_verdicts > 0 ? Cell(seconds / 3600) : Cell(),
-                 t.gpu_verdicts > 0 ? Cell(seconds / static_cast<double>(t.verdicts)) : Cell(),
-                 quantile(t.gpu_seconds, 0.5), quantile(t.gpu_seconds, 0.95), t.compiles,
-                 t.compile_hits, rate(t.compile_hits, t.compiles), t.verdict_hits,
-                 rate(t.verdict_hits, t.gpu_verdicts)});
+    append(row,
+           {t.verdicts, t.gpu_verdicts, t.gpu_verdicts > 0 ? Cell(seconds / 3600) : Cell(),
+            t.gpu_verdicts > 0 ? Cell(seconds / static_cast<double>(t.verdicts)) : Cell(),
+            quantile(t.gpu_seconds, 0.5), quantile(t.gpu_seconds, 0.95), t.compiles, t.compile_hits,
+            rate(t.compile_hits, t.compiles), t.verdict_hits, rate(t.verdict_hits, t.gpu_verdicts),
+            t.reference_trials, t.reference_hits, rate(t.reference_hits, t.reference_trials)});
     table.add_row(std::move(row));
   }
   return table;

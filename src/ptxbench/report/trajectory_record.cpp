@@ -94,6 +94,8 @@ TurnRecord turn_from_evaluation(int turn, const eval::Evaluation& evaluation) {
                   compile->status == eval::StageStatus::kFailed))
     record.compile_cached = evaluation.compile.cached;
   record.verdict_cached = evaluation.cached.has_value();
+  if (const auto* correctness = evaluation.find_stage(eval::Stage::kCorrectness))
+    record.reference_cache = correctness->reference_cache;
   if (evaluation.verdict == eval::Verdict::kCompileError) {
     const auto* stage = evaluation.find_stage(eval::Stage::kCompile);
     const std::string message =

@@ -43,6 +43,8 @@ struct TurnRecord {
   std::optional<double> gpu_seconds;
   std::optional<bool> compile_cached;
   bool verdict_cached = false;
+  // What the judge's reference cache answered in the correctness stage (nullopt: it was off).
+  std::optional<eval::CacheCounts> reference_cache;
 
   bool correct() const { return eval::is_correct(verdict); }
   bool verified() const { return verdict == eval::Verdict::kPassed; }

@@ -143,6 +143,76 @@ class RecordingRunner final : public util::ProcessRunner {
   util::SystemProcessRunner system_;
 };
 
+// The judge's reference cache: the second verdict with the same seeds finds every trial's
+// references; only the trusted judge is shown the folder; the parent evicts beyond the budget.
+TEST_F(WorkerGpuStagesTest, TheReferenceCacheAnswersRecurringTrialsAndOnlyTheJudgeSeesIt) {
+  const auto references = exchange_.path() / "references";
+  auto runner = std::make_shared<RecordingRunner>();
+  WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+                                                .cache_dir = exchange_.path() / "cache",
+                                                .exchange_root = exchange_.path(),
+                                                .sanitize = false,
+                                                .prove_execution = false,
+                                                .reference_cache_dir = references},
+                         runner);
+  std::string why;
+  ASSERT_TRUE(stages.available(arch::Arch::kHopper, why)) << why;
+  auto judge = [&](std::uint64_t seed) {
+    Evaluation e;
+    e.arch = arch::Arch::kHopper;
+    e.input_seed = seed;
+    stages.run(task_, CompiledCandidate{.shared_object = "/nowhere/pass.so"}, e);
+    EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+    return e.stage(Stage::kCorrectness).reference_cache.value_or(CacheCounts{99, 99});
+  };
+  const CacheCounts first = judge(4242);
+  EXPECT_EQ(first.hits, 0u);
+  EXPECT_EQ(first.misses, 6u);  // 2 workloads x 3 trials
+  const CacheCounts second = judge(4242);
+  EXPECT_EQ(second.hits, 6u);
+  EXPECT_EQ(second.misses, 0u);
+  EXPECT_EQ(judge(77).misses, 6u);  // other seeds: other trials
+
+  bool judge_saw_it = false;
+  for (const auto& spec : runner->calls) {
+    const bool trusted_judge = spec.argv.size() > 1 && spec.argv[1] == "judge";
+    auto shows = [&](const std::vector<std::filesystem::path>& paths) {
+      return std::find(paths.begin(), paths.end(), references) != paths.end();
+    };
+    const bool shown = shows(spec.read_paths) || shows(spec.write_paths) ||
+                       spec.stdin_text.value_or("").find(references.string()) != std::string::npos;
+    if (trusted_judge) {
+      judge_saw_it = judge_saw_it || shown;
+    } else {
+      EXPECT_FALSE(shown) << "shown to `" << (spec.argv.size() > 1 ? spec.argv[1] : "") << "`";
+    }
+  }
+  EXPECT_TRUE(judge_saw_it);
+}
+
+TEST_F(WorkerGpuStagesTest, TheReferenceCacheIsKeptWithinItsBudgetAndOffByDefault) {
+  const auto references = exchange_.path() / "references";
+  WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+                                                .cache_dir = exchange_.path() / "cache",
+                                                .exchange_root = exchange_.path(),
+                                                .sanitize = false,
+                                                .prove_execution = false,
+                                                .reference_cache_dir = references,
+                                                .reference_cache_bytes = 1},
+                         std::make_shared<util::SystemProcessRunner>());
+  std::string why;
+  ASSERT_TRUE(stages.available(arch::Arch::kHopper, why)) << why;
+  Evaluation e;
+  e.arch = arch::Arch::kHopper;
+  e.input_seed = 5;
+  stages.run(task_, CompiledCandidate{.shared_object = "/nowhere/pass.so"}, e);
+  EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  EXPECT_TRUE(std::filesystem::is_empty(references));  // every entry beyond a 1-byte budget
+  // The fixture's stages have no cache: nothing counted.
+  Evaluation plain = evaluate("pass");
+  EXPECT_FALSE(plain.stage(Stage::kCorrectness).reference_cache.has_value());
+}
+
 // In a sandbox a process sees only the folders it is given: every worker reads the baseline
 // cache (the library's algorithm choice; backward derives its inputs with cuDNN), only the
 // trusted judge writes it, and a candidate writes only its exchange folder.

@@ -48,6 +48,37 @@ TEST(WorkerJob, RoundTripsThroughJson) {
   EXPECT_DOUBLE_EQ(back->parameters.at("scale"), 0.5);
 }
 
+TEST(WorkerJob, ReferenceCacheFieldRoundTripsAndIsOffWhenAbsent) {
+  WorkerJob job = sample_job();
+  EXPECT_FALSE(parse_job(to_json(job).dump())->reference_cache.enabled());
+  auto text = to_json(job);
+  text.erase("reference_cache");  // an older parent's job: the cache is off
+  auto absent = parse_job(text.dump());
+  ASSERT_TRUE(absent.has_value()) << absent.error().message;
+  EXPECT_FALSE(absent->reference_cache.enabled());
+
+  job.reference_cache = {.dir = "/cache/references", .task = "t1", .gpu = "H200|cudnn 9"};
+  auto back = parse_job(to_json(job).dump());
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  EXPECT_TRUE(back->reference_cache.enabled());
+  EXPECT_EQ(back->reference_cache.dir, "/cache/references");
+  EXPECT_EQ(back->reference_cache.task, "t1");
+  EXPECT_EQ(back->reference_cache.gpu, "H200|cudnn 9");
+}
+
+TEST(WorkerJob, ReferenceCacheFieldWithoutItsKeysIsRefused) {
+  WorkerJob job = sample_job();
+  job.reference_cache = {.dir = "/cache/references", .task = "", .gpu = "H200"};
+  auto no_task = parse_job(to_json(job).dump());
+  ASSERT_FALSE(no_task.has_value());
+  EXPECT_THAT(no_task.error().message, testing::HasSubstr("reference_cache"));
+  job.reference_cache = {.dir = "relative/references", .task = "t", .gpu = "H200"};
+  EXPECT_FALSE(parse_job(to_json(job).dump()).has_value());
+  auto text = to_json(sample_job());
+  text["reference_cache"] = {{"dir", 3}};
+  EXPECT_FALSE(parse_job(text.dump()).has_value());
+}
+
 TEST(WorkerJob, SeveralJobsAndSingleJobText) {
   auto two = parse_jobs(format_jobs({sample_job(), sample_job()}));
   ASSERT_TRUE(two.has_value());
@@ -145,7 +176,8 @@ TEST(WorkerJob, MalformedRequestsAreClearErrors) {
   EXPECT_NE(message(bad).find("settings"), std::string::npos) << message(bad);
   bad = to_json(sample_job());
   bad["request"]["settings"]["max_samples"] = "many";
-  EXPECT_NE(message(bad).find("max_samples: expected an integer"), std::string::npos) << message(bad);
+  EXPECT_NE(message(bad).find("max_samples: expected an integer"), std::string::npos)
+      << message(bad);
   bad = to_json(sample_job());
   bad["request"]["settings"].erase("min_samples");
   EXPECT_NE(message(bad).find("min_samples: missing"), std::string::npos) << message(bad);

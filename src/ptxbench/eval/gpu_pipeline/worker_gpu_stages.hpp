@@ -27,6 +27,7 @@
 
 #include "ptxbench/eval/correctness/generalisation.hpp"
 #include "ptxbench/eval/gpu_stages.hpp"
+#include "ptxbench/eval/reference_cache/reference_eviction.hpp"
 #include "ptxbench/eval/timing/timed_workloads.hpp"
 #include "ptxbench/eval/timing/timing_protocol.hpp"
 #include "ptxbench/eval/worker/info_protocol.hpp"
@@ -65,11 +66,17 @@ struct WorkerGpuStagesOptions {
   // The verdict's input seed (correctness/input_seed.hpp); nullopt: drawn per verdict.
   std::optional<std::uint64_t> input_seed;
   std::vector<std::pair<std::string, std::string>> worker_env;
+  // The judge's reference cache (reference_cache/reference_store.hpp): shown to the trusted
+  // judge only, evicted to `reference_cache_bytes` after each verdict; empty: off.
+  std::filesystem::path reference_cache_dir;
+  std::uint64_t reference_cache_bytes = reference_cache::kReferenceCacheBytes;
 };
 
 // $PTXBENCH_CACHE_DIR/baselines, else $XDG_CACHE_HOME/ptxbench/baselines, else
 // ~/.cache/ptxbench/baselines.
 std::filesystem::path default_baseline_cache_dir();
+// The folder beside it: .../references.
+std::filesystem::path default_reference_cache_dir();
 
 class WorkerGpuStages final : public GpuStages {
  public:
@@ -89,7 +96,8 @@ class WorkerGpuStages final : public GpuStages {
   worker::WorkerJob configure(worker::WorkerJob job, const CompiledCandidate& candidate) const;
 
   WorkerGpuStagesOptions options_;
-  bool cache_ready_ = false;  // the baseline cache folder exists (made by the constructor)
+  bool cache_ready_ = false;       // the baseline cache folder exists (made by the constructor)
+  bool references_ready_ = false;  // the reference cache folder exists (made likewise)
   std::shared_ptr<util::ProcessRunner> runner_;
   std::optional<worker::WorkerOutcome> info_;    // `worker info`, asked once
   std::optional<worker::InfoReply> info_reply_;  // its reply, once read

@@ -102,6 +102,7 @@ nlohmann::json to_json(const WorkerJob& job) {
       {"candidate_kernels", job.candidate_kernels},
       {"device_memory_limit_bytes", job.device_memory_limit_bytes},
       {"cache_dir", job.cache_dir.string()},
+      {"reference_cache", reference_cache::to_json(job.reference_cache)},
       {"limits",
        {{"call_timeout_ms", job.limits.call_timeout.count()},
         {"host_memory_budget_bytes", job.limits.host_memory_budget_bytes}}},
@@ -144,6 +145,11 @@ util::Expected<WorkerJob> job_from_json(const nlohmann::json& j) {
     job.candidate_kernels = optional_or(j, "candidate_kernels", std::vector<std::string>{});
     job.device_memory_limit_bytes = optional_or(j, "device_memory_limit_bytes", std::uint64_t{0});
     job.cache_dir = optional_or(j, "cache_dir", std::string());
+    if (j.contains("reference_cache")) {
+      job.reference_cache = read_member(j, "reference_cache", [](const json& r) {
+        return reference_cache::reference_cache_request_from_json(r);
+      });
+    }
     if (j.contains("limits")) {
       read_member(j, "limits", [&](const json& l) {
         job.limits.call_timeout = std::chrono::milliseconds(
