@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "gpu_test_support.hpp"
+#include "ptxbench/eval/correctness/accuracy_rule.hpp"
 #include "ptxbench/eval/gpu_pipeline/worker_gpu_stages.hpp"
 #include "ptxbench/util/fs.hpp"
 
