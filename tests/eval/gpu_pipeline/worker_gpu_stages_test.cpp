@@ -190,6 +190,30 @@ TEST_F(WorkerGpuStagesTest, TheReferenceCacheAnswersRecurringTrialsAndOnlyTheJud
   EXPECT_TRUE(judge_saw_it);
 }
 
+// A relative cache folder ($PTXBENCH_CACHE_DIR=cache) is handed to the judge absolutely.
+TEST_F(WorkerGpuStagesTest, ARelativeReferenceCacheFolderWorks) {
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(exchange_.path());
+  WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+                                                .cache_dir = exchange_.path() / "cache",
+                                                .exchange_root = exchange_.path(),
+                                                .sanitize = false,
+                                                .prove_execution = false,
+                                                .reference_cache_dir = "relative/references"},
+                         std::make_shared<util::SystemProcessRunner>());
+  std::string why;
+  ASSERT_TRUE(stages.available(arch::Arch::kHopper, why)) << why;
+  Evaluation e;
+  e.arch = arch::Arch::kHopper;
+  e.input_seed = 9;
+  stages.run(task_, CompiledCandidate{.shared_object = "/nowhere/pass.so"}, e);
+  std::filesystem::current_path(cwd);
+  EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  ASSERT_TRUE(e.stage(Stage::kCorrectness).reference_cache.has_value());
+  EXPECT_EQ(e.stage(Stage::kCorrectness).reference_cache->misses, 6u);
+  EXPECT_FALSE(std::filesystem::is_empty(exchange_.path() / "relative" / "references"));
+}
+
 TEST_F(WorkerGpuStagesTest, TheReferenceCacheIsKeptWithinItsBudgetAndOffByDefault) {
   const auto references = exchange_.path() / "references";
   WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,

@@ -519,7 +519,9 @@ WorkerGpuStages::WorkerGpuStages(WorkerGpuStagesOptions options,
   std::filesystem::create_directories(options_.cache_dir, made);
   cache_ready_ = !made;
   if (!options_.reference_cache_dir.empty()) {
-    std::filesystem::create_directories(options_.reference_cache_dir, made);
+    // The judge job names it absolutely ($PTXBENCH_CACHE_DIR may be relative).
+    options_.reference_cache_dir = std::filesystem::absolute(options_.reference_cache_dir, made);
+    if (!made) std::filesystem::create_directories(options_.reference_cache_dir, made);
     references_ready_ = !made;
   }
 }
