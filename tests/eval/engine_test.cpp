@@ -96,6 +96,16 @@ TEST_F(EngineTest, RacecheckDeadlineAndTimedWorkloadsReachTheGpuStages) {
   ASSERT_TRUE(seen.has_value());
   EXPECT_EQ(seen->racecheck_timeout, std::chrono::seconds(7));
   EXPECT_TRUE(seen->timed_workloads.all);
+  EXPECT_FALSE(seen->reference_cache);  // off unless asked for
+  settings.reference_cache = true;
+  auto cached = open_engine(settings, {.gpu_slots = [&seen](std::shared_ptr<util::ProcessRunner>,
+                                                            const GpuStageChoices& choices) {
+                              seen = choices;
+                              return util::Expected<std::vector<std::shared_ptr<GpuStages>>>(
+                                  std::vector<std::shared_ptr<GpuStages>>{});
+                            }});
+  ASSERT_TRUE(cached.has_value()) << cached.error().message;
+  EXPECT_TRUE(seen->reference_cache);
 }
 
 // A GPU slot that counts its verdicts and names its GPU.
