@@ -119,7 +119,7 @@ TEST(Feedback, ShowsBothCorrectnessRules) {
   eval::OutputCheck& failed = e.workloads[1].outputs[0];
   failed.rule = task::CorrectnessRule::kAsAccurateAsLibrary;
   failed.matches_library = false;
-  eval::correctness::AccuracyFigures figures;
+  eval::AccuracyFigures figures;
   figures.max_abs = {.candidate = 3.25, .library = 0.01, .budget = 0.5};
   figures.mean_abs = {.candidate = 0.2, .library = 0.001, .budget = 0.003};
   figures.relative_frobenius = {.candidate = 0.1, .library = 0.002, .budget = 0.008};

@@ -12,9 +12,8 @@ std::vector<TrajectoryMessage> conversation(int turns) {
     messages.push_back({.role = "assistant",
                         .content = "A" + std::to_string(turn),
                         .reasoning_content = "secret",
-                        .extra = {{"turn", turn}}});
-    messages.push_back(
-        {.role = "user", .content = "F" + std::to_string(turn), .extra = {{"turn", turn}}});
+                        .turn = turn});
+    messages.push_back({.role = "user", .content = "F" + std::to_string(turn), .turn = turn});
   }
   return messages;
 }

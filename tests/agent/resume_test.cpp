@@ -92,7 +92,7 @@ TEST(Resume, KilledRunResumesWithoutLosingOrDuplicatingTurns) {
       EXPECT_EQ(record.evaluation.verdict, eval::Verdict::kNoCode) << id;
       // The reply recorded for a turn is the one the model gave for that turn.
       const TrajectoryMessage& reply = t.messages[static_cast<std::size_t>(2 * turn)];
-      EXPECT_EQ(reply.extra.value("turn", 0), turn);
+      EXPECT_EQ(reply.turn, turn);
       EXPECT_NE(reply.content.find(id + " turn " + std::to_string(turn) + "."), std::string::npos)
           << reply.content;
       EXPECT_TRUE(

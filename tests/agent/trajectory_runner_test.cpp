@@ -45,7 +45,7 @@ TEST_F(TrajectoryRunnerTest, RunsAllTurnsAndRecordsEach) {
   EXPECT_EQ(t.messages[0].content, "SYSTEM");
   EXPECT_EQ(t.messages[1].content, "TASK");
   EXPECT_EQ(t.messages[4].role, "assistant");
-  EXPECT_EQ(t.messages[4].extra["turn"], 2);
+  EXPECT_EQ(t.messages[4].turn, 2);
   EXPECT_EQ(t.messages[5].content, t.turns[1].feedback);
   EXPECT_NE(t.turns[1].feedback.find("COMPILE_ERROR"), std::string::npos);
   EXPECT_EQ(t.turns[0].usage.prompt_tokens, 100);

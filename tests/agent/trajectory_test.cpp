@@ -29,8 +29,9 @@ Trajectory sample() {
                 {.role = "assistant",
                  .content = "reply",
                  .reasoning_content = "why",
-                 .extra = {{"turn", 1}, {"finish_reason", "stop"}}},
-                {.role = "user", .content = "feedback", .extra = {{"turn", 1}}}};
+                 .turn = 1,
+                 .extra = {{"finish_reason", "stop"}}},
+                {.role = "user", .content = "feedback", .turn = 1}};
   t.turns = {{.turn = 1,
               .usage = {.prompt_tokens = 1200, .completion_tokens = 3000, .reasoning_tokens = 800},
               .latency_s = 41.2,
@@ -85,6 +86,32 @@ TEST(TrajectoryJson, RoundTrips) {
   EXPECT_EQ(to_json(*back), to_json(original));
   EXPECT_EQ(back->turns[0].evaluation.verdict, eval::Verdict::kNotRun);
   EXPECT_EQ(back->info.error, "HTTP 401");
+}
+
+// The turn is a typed field of a message; on disk it stays the "turn" member of "extra", so a
+// file written before reads the same and a file written now is byte for byte the same.
+TEST(TrajectoryJson, TheTurnOfAMessageIsTypedAndKeepsItsPlaceOnDisk) {
+  const std::string text = to_json(sample()).dump();
+  auto back = trajectory_from_json(Json::parse(text));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_FALSE(back->messages[1].turn.has_value());  // the task prompt
+  EXPECT_EQ(back->messages[2].turn, 1);
+  EXPECT_EQ(back->messages[3].turn, 1);
+  EXPECT_FALSE(back->messages[2].extra.contains("turn"));  // not twice
+  EXPECT_EQ(back->messages[2].extra["finish_reason"], "stop");
+  EXPECT_EQ(to_json(*back).dump(), text);
+
+  Json old = to_json(sample());
+  old["messages"][3]["extra"] = {{"turn", 7}};  // as every earlier file has it
+  back = trajectory_from_json(old);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->messages[3].turn, 7);
+  EXPECT_TRUE(back->messages[3].extra.empty());
+
+  old["messages"][3]["extra"] = {{"turn", "seven"}};
+  EXPECT_FALSE(trajectory_from_json(old));
+  old["messages"][3]["extra"] = {{"turn", 4294967297LL}};
+  EXPECT_FALSE(trajectory_from_json(old));
 }
 
 TEST(TrajectoryJson, BadFilesAreErrorsNotExceptions) {

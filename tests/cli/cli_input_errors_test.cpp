@@ -178,3 +178,26 @@ TEST(CliInputErrors, SlurmSubmissionsSayWhatToDo) {
 
 }  // namespace
 }  // namespace ptxbench::cli
+
+namespace ptxbench::cli {
+namespace {
+
+// --seed-pool and --verdict-cache: a value out of range or a file where a folder belongs is a
+// usage error before anything is compiled.
+TEST(CliInputErrors, BadSeedPoolsAndVerdictCachesAreUsageErrors) {
+  util::TempDir dir;
+  util::write_file_atomic(dir.path() / "file", "x");
+  util::write_file_atomic(dir.path() / "k.cu", "__global__ void k() {}\n");
+  const std::string source = (dir.path() / "k.cu").string();
+  for (const auto& flag :
+       std::vector<std::vector<std::string>>{{"--seed-pool", "-1"},
+                                             {"--seed-pool", "1048577"},
+                                             {"--verdict-cache", (dir.path() / "file").string()}}) {
+    auto r = ptxbench({"eval", source, "--task", "gemm_n7168_k5120", "--no-gpu", flag[0], flag[1]});
+    EXPECT_EQ(r.exit_code, 2) << flag[0] << " " << flag[1] << ": " << r.stderr_text;
+    EXPECT_THAT(r.stderr_text, HasSubstr(flag[0]));
+  }
+}
+
+}  // namespace
+}  // namespace ptxbench::cli

@@ -7,7 +7,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
+#include <set>
 
 #include "fake_toolchain.hpp"
 #include "ptxbench/compile/compiler.hpp"
@@ -94,6 +96,90 @@ TEST_F(EngineTest, RacecheckDeadlineAndTimedWorkloadsReachTheGpuStages) {
   ASSERT_TRUE(seen.has_value());
   EXPECT_EQ(seen->racecheck_timeout, std::chrono::seconds(7));
   EXPECT_TRUE(seen->timed_workloads.all);
+  EXPECT_FALSE(seen->reference_cache);  // off unless asked for
+  settings.reference_cache = true;
+  auto cached = open_engine(settings, {.gpu_slots = [&seen](std::shared_ptr<util::ProcessRunner>,
+                                                            const GpuStageChoices& choices) {
+                              seen = choices;
+                              return util::Expected<std::vector<std::shared_ptr<GpuStages>>>(
+                                  std::vector<std::shared_ptr<GpuStages>>{});
+                            }});
+  ASSERT_TRUE(cached.has_value()) << cached.error().message;
+  EXPECT_TRUE(seen->reference_cache);
+}
+
+// A GPU slot that counts its verdicts and names its GPU.
+class CountingSlot final : public GpuStages {
+ public:
+  bool available(arch::Arch, std::string&) override { return true; }
+  void run(const task::Task&, const CompiledCandidate&, Evaluation& e) override {
+    ++runs;
+    seeds.push_back(e.input_seed.value_or(0));
+    e.verdict = Verdict::kPassed;
+    e.stage(Stage::kCorrectness) = {.stage = Stage::kCorrectness, .status = StageStatus::kPassed};
+  }
+  std::string identity() override { return "NVIDIA H200|sm_90"; }
+  std::atomic<int> runs{0};
+  std::vector<std::uint64_t> seeds;
+};
+
+TEST_F(EngineTest, TheVerdictCacheAnswersAByteIdenticalCandidateWithAFixedSeed) {
+  auto slot = std::make_shared<CountingSlot>();
+  const EvaluationSettings settings{.sandbox = sandbox::Mode::kOff,
+                                    .parallel = 1,
+                                    .input_seed = 77,
+                                    .verdict_cache = dir_.path() / "verdicts"};
+  auto engine = open_engine(
+      settings, {.processes = std::make_shared<FakeToolchainRealWorker>(),
+                 .gpu_slots = [slot](std::shared_ptr<util::ProcessRunner>, const GpuStageChoices&) {
+                   return util::Expected<std::vector<std::shared_ptr<GpuStages>>>(
+                       std::vector<std::shared_ptr<GpuStages>>{slot});
+                 }});
+  ASSERT_TRUE(engine.has_value()) << engine.error().message;
+  const CandidateInput input{
+      .text = "void run() {}\n", .is_markdown = false, .source_name = "a.cu"};
+  const auto first = (*engine)->evaluate(task_, arch::Arch::kHopper, input);
+  const auto second = (*engine)->evaluate(task_, arch::Arch::kHopper, input);
+  EXPECT_EQ(first.verdict, Verdict::kPassed) << first.message;
+  EXPECT_FALSE(first.cached.has_value());
+  ASSERT_TRUE(second.cached.has_value());
+  EXPECT_EQ(second.verdict, Verdict::kPassed);
+  EXPECT_EQ(second.input_seed, 77u);
+  EXPECT_EQ(slot->runs, 1);
+  EXPECT_EQ(slot->seeds, std::vector<std::uint64_t>{77});
+  // Other code is judged.
+  const auto other = (*engine)->evaluate(
+      task_, arch::Arch::kHopper,
+      {.text = "void run() { }\n", .is_markdown = false, .source_name = "b.cu"});
+  EXPECT_FALSE(other.cached.has_value());
+  EXPECT_EQ(slot->runs, 2);
+}
+
+TEST_F(EngineTest, ASeedPoolRecordsEachVerdictsDraw) {
+  auto slot = std::make_shared<CountingSlot>();
+  ::setenv("PTXBENCH_CACHE_DIR", (dir_.path() / "cache").c_str(), 1);
+  const EvaluationSettings settings{.sandbox = sandbox::Mode::kOff, .parallel = 1, .seed_pool = 3};
+  auto engine = open_engine(
+      settings, {.processes = std::make_shared<FakeToolchainRealWorker>(),
+                 .gpu_slots = [slot](std::shared_ptr<util::ProcessRunner>, const GpuStageChoices&) {
+                   return util::Expected<std::vector<std::shared_ptr<GpuStages>>>(
+                       std::vector<std::shared_ptr<GpuStages>>{slot});
+                 }});
+  ::unsetenv("PTXBENCH_CACHE_DIR");
+  ASSERT_TRUE(engine.has_value()) << engine.error().message;
+  EXPECT_TRUE(std::filesystem::exists(dir_.path() / "cache" / "seed-pool.salt"));
+  std::set<std::uint64_t> seeds;
+  for (int i = 0; i < 12; ++i) {
+    const auto e = (*engine)->evaluate(
+        task_, arch::Arch::kHopper,
+        {.text = "void run() {}\n", .is_markdown = false, .source_name = "a.cu"});
+    ASSERT_TRUE(e.seed_pool.has_value());
+    EXPECT_EQ(e.seed_pool->size, 3);
+    ASSERT_TRUE(e.input_seed.has_value());
+    seeds.insert(*e.input_seed);
+  }
+  EXPECT_LE(seeds.size(), 3u);
+  EXPECT_EQ(slot->runs, 12);  // no verdict cache: each verdict judged
 }
 
 TEST_F(EngineTest, AnUnusableStrictSandboxIsRefused) {

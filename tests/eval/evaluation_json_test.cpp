@@ -59,7 +59,7 @@ Evaluation full_record() {
                        .passed = false,
                        .rule = task::CorrectnessRule::kAsAccurateAsLibrary,
                        .matches_library = false});
-  correctness::AccuracyFigures figures;
+  AccuracyFigures figures;
   figures.max_abs = {.candidate = 0.5, .library = 0.1, .budget = 0.3};
   figures.candidate_duels_lost = 5;
   figures.first_lost_index = 77;

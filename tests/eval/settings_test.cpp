@@ -43,6 +43,32 @@ TEST(Settings, EveryFieldIsRead) {
             settings_to_json(*settings, SettingSet::all()));
 }
 
+TEST(Settings, TheSeedPoolAndVerdictCacheAreRead) {
+  auto settings = read(Json{{"seed_pool", 16}, {"verdict_cache", "verdicts"}});
+  ASSERT_TRUE(settings.has_value()) << settings.error().message;
+  EXPECT_EQ(settings->seed_pool, 16);
+  EXPECT_EQ(settings->verdict_cache, "verdicts");
+  const auto json = settings_to_json(*settings, SettingSet::all());
+  EXPECT_EQ(json.at("seed_pool"), 16);
+  EXPECT_EQ(json.at("verdict_cache"), "verdicts");
+  EXPECT_THAT(read(Json{{"seed_pool", -1}}).error().message, HasSubstr("evaluation.seed_pool"));
+  EXPECT_FALSE(read(Json{{"seed_pool", (1 << 20) + 1}}).has_value());
+  EXPECT_THAT(read(Json{{"verdict_cache", "v"}}, SettingSet::all().without(Setting::kVerdictCache))
+                  .error()
+                  .message,
+              HasSubstr("verdict_cache: not a setting of this command"));
+}
+
+TEST(Settings, TheReferenceCacheIsOffByDefaultAndRead) {
+  EXPECT_FALSE(EvaluationSettings{}.reference_cache);
+  auto settings = read(Json{{"reference_cache", true}, {"seed_pool", 4}});
+  ASSERT_TRUE(settings.has_value()) << settings.error().message;
+  EXPECT_TRUE(settings->reference_cache);
+  EXPECT_EQ(settings_to_json(*settings, SettingSet::all()).at("reference_cache"), true);
+  EXPECT_THAT(read(Json{{"reference_cache", "yes"}}).error().message,
+              HasSubstr("reference_cache"));
+}
+
 TEST(Settings, NumbersOutOfRangeAreRefusedNotWrapped) {
   // get<int> would wrap 4294967297 to 1.
   auto wrapped = read(Json{{"parallel", 4294967297LL}});

@@ -31,12 +31,11 @@ agent::Trajectory trajectory_of(const std::string& task, const std::string& code
   t.info.model = "model";
   t.info.task = task;
   t.info.status = agent::TrajectoryStatus::kFinished;
-  t.messages = {{.role = "system", .content = "You write kernels for " + task + "."},
-                {.role = "user", .content = "Write " + task + "."},
-                {.role = "assistant",
-                 .content = "My kernel:\n```cuda\n" + code + "\n```\n",
-                 .extra = {{"turn", 1}}},
-                {.role = "user", .content = "It failed.", .extra = {{"turn", 1}}}};
+  t.messages = {
+      {.role = "system", .content = "You write kernels for " + task + "."},
+      {.role = "user", .content = "Write " + task + "."},
+      {.role = "assistant", .content = "My kernel:\n```cuda\n" + code + "\n```\n", .turn = 1},
+      {.role = "user", .content = "It failed.", .turn = 1}};
   evaluation.task = task;
   t.turns.push_back({.turn = 1, .evaluation = std::move(evaluation), .feedback = "It failed."});
   return t;

@@ -118,7 +118,9 @@ TEST(Balance, VolumeTakesEverything) {
 
 TEST(Recipe, BadFieldsAreNamed) {
   EXPECT_EQ(recipe_from_json({{"per_task_cap", 0}}).error().message,
-            "per_task_cap: must be at least 1");
+            "per_task_cap: expected an integer from 1 to 2147483647 (got 0)");
+  EXPECT_EQ(recipe_from_json({{"total", 4294967297LL}}).error().message,
+            "total: expected an integer from 1 to 2147483647 (got 4294967297)");
   EXPECT_EQ(recipe_from_json({{"mode", "most"}}).error().message,
             "mode: expected balanced or volume, got most");
   EXPECT_EQ(recipe_from_json({{"cap", 3}}).error().message, "cap: unknown field or wrong type");

@@ -280,9 +280,9 @@ TEST(KernelgenRows, KeepTheFeedbackBeforeAPassAndDropDuplicateKernels) {
       t.messages.push_back({.role = "assistant",
                             .content = fmt::format("REPLY {}", turn),
                             .reasoning_content = fmt::format("THOUGHT {}", turn),
-                            .extra = {{"turn", turn}}});
+                            .turn = turn});
       t.messages.push_back(
-          {.role = "user", .content = fmt::format("FEEDBACK {}", turn), .extra = {{"turn", turn}}});
+          {.role = "user", .content = fmt::format("FEEDBACK {}", turn), .turn = turn});
       t.turns.push_back({.turn = turn, .evaluation = evaluations[turn - 1]});
     }
     return t;

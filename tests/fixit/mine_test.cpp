@@ -31,9 +31,10 @@ agent::Trajectory trajectory_of(
   for (const auto& [code, evaluation] : turns) {
     t.messages.push_back({.role = "assistant",
                           .content = "Reply.\n```cuda\n" + code + "\n```\n",
-                          .extra = {{"turn", turn}, {"source", "solutions/broken/x.cu"}}});
+                          .turn = turn,
+                          .extra = {{"source", "solutions/broken/x.cu"}}});
     t.messages.push_back(
-        {.role = "user", .content = "FEEDBACK " + std::to_string(turn), .extra = {{"turn", turn}}});
+        {.role = "user", .content = "FEEDBACK " + std::to_string(turn), .turn = turn});
     t.turns.push_back(
         {.turn = turn, .evaluation = evaluation, .feedback = "FEEDBACK " + std::to_string(turn)});
     ++turn;

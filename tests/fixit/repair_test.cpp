@@ -69,8 +69,7 @@ TEST_F(RepairTest, RequestCarriesTheFailureAndTheInstruction) {
 TEST_F(RepairTest, UnjudgedWhenOnlyStaticStagesRan) {
   agent::Trajectory trajectory;
   trajectory.info.id = "t";
-  trajectory.messages = {
-      {.role = "assistant", .content = "```cuda\nk\n```", .extra = {{"turn", 1}}}};
+  trajectory.messages = {{.role = "assistant", .content = "```cuda\nk\n```", .turn = 1}};
   trajectory.turns = {{.turn = 1, .evaluation = testing::not_run()}};
   RepairRow row = repair_row_of(rows_[0], {.name = "x"}, trajectory, {});
   EXPECT_EQ(row.status, RepairStatus::kUnjudged);

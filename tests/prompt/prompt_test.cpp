@@ -89,7 +89,7 @@ TEST(TaskPrompt, HoldsTheTaskHeadlineFamiliesAndJudging) {
     while (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();
     EXPECT_TRUE(contains(text, rendered)) << "the task as `tasks show` renders it";
     EXPECT_TRUE(contains(text, task.headline().name));
-    EXPECT_TRUE(contains(text, task.baseline));
+    EXPECT_TRUE(contains(text, task::to_string(task.baseline)));
     EXPECT_TRUE(contains(text, arch::info(arch).sm));
     ASSERT_TRUE(task.requested.contains(arch));
     for (const auto& family : task.requested.at(arch)) {

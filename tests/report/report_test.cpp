@@ -168,6 +168,67 @@ TEST(Report, SpeedOfLightBesideTheSpeedup) {
   EXPECT_TRUE(in_json);
 }
 
+// GPU-seconds per verdict and the caches' hit rates, per run: sanitize beside correctness
+// counts once (the longer), a cached verdict holds no GPU, a compile error ran no GPU stage.
+TEST(Report, JudgingCostAndCacheHitRates) {
+  util::TempDir root;
+  auto gpu_turn = [](double sanitize, double correctness, double probe, double timing) {
+    auto t = testing::make_trajectory({.max_turns = 1, .turns = {testing::passed(1.0)}});
+    auto& e = t.turns[0].evaluation;
+    e.stage(eval::Stage::kSanitize) = {
+        .stage = eval::Stage::kSanitize, .status = eval::StageStatus::kPassed, .seconds = sanitize};
+    e.stage(eval::Stage::kCorrectness) = {.stage = eval::Stage::kCorrectness,
+                                          .status = eval::StageStatus::kPassed,
+                                          .seconds = correctness};
+    e.stage(eval::Stage::kDynamicSass) = {
+        .stage = eval::Stage::kDynamicSass, .status = eval::StageStatus::kPassed, .seconds = probe};
+    e.stage(eval::Stage::kTiming) = {
+        .stage = eval::Stage::kTiming, .status = eval::StageStatus::kPassed, .seconds = timing};
+    return t;
+  };
+  auto a = gpu_turn(2, 3.5, 0.5, 0.5);  // 4.5 s
+  auto b = gpu_turn(4, 1, 1, 1);        // 6 s, its compile from the compile cache
+  b.turns[0].evaluation.compile.cached = true;
+  b.turns[0].evaluation.stage(eval::Stage::kCorrectness).reference_cache =
+      eval::CacheCounts{.hits = 3, .misses = 1};
+  b.info.sample = 1;
+  auto c = gpu_turn(2, 3.5, 0.5, 0.5);  // from the verdict cache: 0 s
+  c.turns[0].evaluation.compile.cached = true;
+  c.turns[0].evaluation.cached = eval::CachedVerdict{.key = "k", .from = "2026-01-01T00:00:00Z"};
+  // Counted by the verdict that judged it, not again by the one the verdict cache answered.
+  c.turns[0].evaluation.stage(eval::Stage::kCorrectness).reference_cache =
+      eval::CacheCounts{.hits = 5, .misses = 0};
+  c.info.sample = 2;
+  auto d = testing::make_trajectory(
+      {.sample = 3, .max_turns = 1, .turns = {testing::fails(eval::Verdict::kCompileError)}});
+  for (auto* t : {&b, &c, &d}) t->info.id += "-" + std::to_string(t->info.sample);
+  testing::write_run(root.path() / "run", {a, b, c, d});
+  auto paths = write_report({root.path() / "run"}, quiet(root.path() / "out"));
+  ASSERT_TRUE(paths) << paths.error().message;
+  const auto rows = csv_rows(root.path() / "out" / "tables" / "judging.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  const auto& row = rows[0];
+  EXPECT_EQ(row.at("verdicts"), "4");
+  EXPECT_EQ(row.at("gpu_verdicts"), "3");
+  EXPECT_NEAR(std::stod(row.at("gpu_s_per_verdict")), (4.5 + 6) / 4, 1e-9);
+  EXPECT_NEAR(std::stod(row.at("gpu_s_p50")), (4.5 + 6) / 2, 1e-9);
+  EXPECT_EQ(row.at("compiles"), "4");
+  EXPECT_EQ(row.at("compile_cache_hits"), "2");
+  EXPECT_NEAR(std::stod(row.at("compile_cache_hit_rate")), 0.5, 1e-9);
+  EXPECT_EQ(row.at("verdict_cache_hits"), "1");
+  EXPECT_NEAR(std::stod(row.at("verdict_cache_hit_rate")), 1.0 / 3, 1e-3);
+  EXPECT_EQ(row.at("reference_trials"), "4");
+  EXPECT_EQ(row.at("reference_cache_hits"), "3");
+  EXPECT_NEAR(std::stod(row.at("reference_cache_hit_rate")), 0.75, 1e-9);
+  const auto md = util::read_file(paths->summary_markdown);
+  ASSERT_TRUE(md);
+  EXPECT_NE(md->find("Judging cost and caches"), std::string::npos);
+  EXPECT_NE(md->find("verdict_cache_hit_rate"), std::string::npos);
+  const auto html = util::read_file(paths->html);
+  ASSERT_TRUE(html);
+  EXPECT_NE(html->find("gpu_s_per_verdict"), std::string::npos);
+}
+
 // A run in which no GPU stage ran (a CPU machine): not 0% correct but "not measured", a banner,
 // plots that say why they are empty, unknown tokens as "–".
 TEST(Report, WithoutGpuStagesNothingIsCountedAsIncorrect) {

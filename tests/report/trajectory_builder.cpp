@@ -88,8 +88,8 @@ agent::Trajectory make_trajectory(const TrajectorySpec& spec) {
     const TurnSpec& turn = spec.turns[i];
     const int number = turn.turn > 0 ? turn.turn : static_cast<int>(i) + 1;
     t.messages.push_back(
-        {.role = "assistant", .content = "```cuda\n// kernel\n```", .extra = {{"turn", number}}});
-    t.messages.push_back({.role = "user", .content = "feedback", .extra = {{"turn", number}}});
+        {.role = "assistant", .content = "```cuda\n// kernel\n```", .turn = number});
+    t.messages.push_back({.role = "user", .content = "feedback", .turn = number});
     t.turns.push_back(agent::TurnRecord{.turn = number,
                                         .usage = {.prompt_tokens = turn.prompt_tokens,
                                                   .completion_tokens = turn.completion_tokens,

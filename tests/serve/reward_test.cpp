@@ -152,6 +152,8 @@ TEST(Reward, ConfigRefusesOtherKindsKeysVersionsAndBadTiers) {
   auto version = reward_config_from_json({{"version", 2}}, "r.json");
   ASSERT_FALSE(version.has_value());
   EXPECT_EQ(version.error().message, "r.json: version: this service computes reward version 1");
+  // 2^32 + 1 read as an int would be the version 1.
+  EXPECT_FALSE(reward_config_from_json({{"version", 4294967297LL}}, "r.json").has_value());
   auto kind = reward_config_from_json({{"kind", "sum"}}, "r.json");
   ASSERT_FALSE(kind.has_value());
   auto unsorted = reward_config_from_json(

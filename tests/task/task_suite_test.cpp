@@ -71,7 +71,7 @@ TEST_F(BuiltInSuite, GemmNamesMatchShapesAndSizes) {
     SCOPED_TRACE(t.name);
     std::smatch match;
     ASSERT_TRUE(std::regex_match(t.name, match, pattern));
-    EXPECT_EQ(t.op_type, "gemm");
+    EXPECT_EQ(t.op_type, ptxbench::task::OpType::kGemm);
     EXPECT_EQ(t.find_axis("N")->value, std::stoll(match[1]));
     EXPECT_EQ(t.find_axis("K")->value, std::stoll(match[2]));
     EXPECT_FALSE(t.find_axis("M")->is_const);
@@ -79,7 +79,7 @@ TEST_F(BuiltInSuite, GemmNamesMatchShapesAndSizes) {
     EXPECT_EQ(t.axis_value("M", t.headline()), 8192);
     EXPECT_THAT(shape(t, t.inputs), ::testing::ElementsAre("A:bfloat16:M:K", "B:bfloat16:N:K"));
     EXPECT_THAT(shape(t, t.outputs), ::testing::ElementsAre("C:bfloat16:M:N"));
-    EXPECT_EQ(t.baseline, "cublaslt.gemm_bf16_nt");
+    EXPECT_EQ(t.baseline, ptxbench::task::Baseline::kCublasLtGemmBf16Nt);
     EXPECT_DOUBLE_EQ(t.flops(t.headline()), 2.0 * 8192 *
                                                 static_cast<double>(*t.find_axis("N")->value) *
                                                 static_cast<double>(*t.find_axis("K")->value));
@@ -99,7 +99,8 @@ TEST_F(BuiltInSuite, AttentionNamesMatchHeadDimMaskAndSizes) {
     const bool forward = match[1] == "fwd_lse";
     const std::int64_t d = std::stoll(match[2]);
     EXPECT_EQ(t.family, forward ? "mha_fwd" : "mha_bwd");
-    EXPECT_EQ(t.op_type, forward ? "mha_fwd_lse" : "mha_bwd");
+    EXPECT_EQ(t.op_type,
+              forward ? ptxbench::task::OpType::kMhaFwdLse : ptxbench::task::OpType::kMhaBwd);
     EXPECT_EQ(t.find_axis("D")->value, d);
     EXPECT_EQ(t.find_axis("B")->value, 4);
     EXPECT_EQ(t.find_axis("H")->value, 48);
@@ -114,7 +115,7 @@ TEST_F(BuiltInSuite, AttentionNamesMatchHeadDimMaskAndSizes) {
           ::testing::ElementsAre("Q:bfloat16:B:H:S:D", "K:bfloat16:B:H:S:D", "V:bfloat16:B:H:S:D"));
       EXPECT_THAT(shape(t, t.outputs),
                   ::testing::ElementsAre("O:bfloat16:B:H:S:D", "LSE:float32:B:H:S"));
-      EXPECT_EQ(t.baseline, "cudnn.sdpa_fwd");
+      EXPECT_EQ(t.baseline, ptxbench::task::Baseline::kCudnnSdpaFwd);
     } else {
       EXPECT_THAT(
           shape(t, t.inputs),
@@ -123,7 +124,7 @@ TEST_F(BuiltInSuite, AttentionNamesMatchHeadDimMaskAndSizes) {
       EXPECT_THAT(shape(t, t.outputs),
                   ::testing::ElementsAre("dQ:bfloat16:B:H:S:D", "dK:bfloat16:B:H:S:D",
                                          "dV:bfloat16:B:H:S:D"));
-      EXPECT_EQ(t.baseline, "cudnn.sdpa_bwd");
+      EXPECT_EQ(t.baseline, ptxbench::task::Baseline::kCudnnSdpaBwd);
     }
   }
 }
@@ -170,9 +171,10 @@ TEST_F(BuiltInSuite, EveryTaskHasNormalAndSpikyInputsAndTheDefaultTolerance) {
     // conditioned; attention scores of 1024·N(0, 1) inputs saturate the softmax, whose outputs then
     // hang on single bf16 roundings (the H200 showed expert kernels and the library disagreeing
     // there seed by seed, docs/correctness.md).
-    EXPECT_EQ(kinds.contains(Distribution::kLarge), t.op_type == "gemm");
-    EXPECT_TRUE(
-        kinds.contains(t.op_type == "gemm" ? Distribution::kNearTies : Distribution::kEqualScores));
+    EXPECT_EQ(kinds.contains(Distribution::kLarge), t.op_type == ptxbench::task::OpType::kGemm);
+    EXPECT_TRUE(kinds.contains(t.op_type == ptxbench::task::OpType::kGemm
+                                   ? Distribution::kNearTies
+                                   : Distribution::kEqualScores));
     EXPECT_EQ(t.headline().distribution, Distribution::kNormal);
     EXPECT_DOUBLE_EQ(t.tolerance.atol, 1e-2);
     EXPECT_DOUBLE_EQ(t.tolerance.rtol, 1e-2);

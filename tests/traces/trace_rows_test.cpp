@@ -20,10 +20,10 @@ agent::Trajectory make_trajectory() {
             .context_level = prompt::ContextLevel::kIsa};
   t.messages = {{.role = "system", .content = "S"},
                 {.role = "user", .content = "T"},
-                {.role = "assistant", .content = "no code", .extra = {{"turn", 1}}},
-                {.role = "user", .content = "feedback 1", .extra = {{"turn", 1}}},
-                {.role = "assistant", .content = "```cuda\nint k;\n```", .extra = {{"turn", 2}}},
-                {.role = "user", .content = "feedback 2", .extra = {{"turn", 2}}}};
+                {.role = "assistant", .content = "no code", .turn = 1},
+                {.role = "user", .content = "feedback 1", .turn = 1},
+                {.role = "assistant", .content = "```cuda\nint k;\n```", .turn = 2},
+                {.role = "user", .content = "feedback 2", .turn = 2}};
   agent::TurnRecord first{.turn = 1};
   first.evaluation.verdict = eval::Verdict::kNoCode;
   agent::TurnRecord second{.turn = 2, .code_hash = "abc123"};

@@ -28,14 +28,14 @@ model::Conversation request_messages(const std::vector<TrajectoryMessage>& messa
                                      const HistoryPolicy& policy) {
   // The first messages without a turn are the prompts (system, task); they are always kept.
   std::size_t prompts = 0;
-  while (prompts < messages.size() && !messages[prompts].extra.contains("turn")) ++prompts;
+  while (prompts < messages.size() && !messages[prompts].turn) ++prompts;
   std::size_t first_kept = prompts;
   if (policy.last_k) {
     // Walk back over whole turns: every message of a turn carries the same "turn" number.
     int turns_seen = 0;
     std::optional<int> current;
     for (std::size_t i = messages.size(); i > prompts; --i) {
-      int turn = messages[i - 1].extra.value("turn", 0);
+      int turn = messages[i - 1].turn.value_or(0);
       if (!current || turn != *current) {
         if (turns_seen == *policy.last_k) break;
         current = turn;

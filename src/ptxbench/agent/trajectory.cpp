@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "ptxbench/eval/evaluation_json.hpp"
+#include "ptxbench/util/field_reader.hpp"
 
 namespace ptxbench::agent {
 namespace {
@@ -76,7 +77,9 @@ TrajectoryInfo info_from_json(const Json& json) {
 Json message_to_json(const TrajectoryMessage& message) {
   Json json{{"role", message.role}, {"content", message.content}};
   if (message.reasoning_content) json["reasoning_content"] = *message.reasoning_content;
-  if (!message.extra.empty()) json["extra"] = message.extra;
+  Json extra = message.extra;
+  if (message.turn) extra["turn"] = *message.turn;
+  if (!extra.empty()) json["extra"] = std::move(extra);
   return json;
 }
 
@@ -86,7 +89,15 @@ TrajectoryMessage message_from_json(const Json& json) {
   if (json.contains("reasoning_content") && json["reasoning_content"].is_string()) {
     message.reasoning_content = json["reasoning_content"].get<std::string>();
   }
-  if (json.contains("extra") && json["extra"].is_object()) message.extra = json["extra"];
+  if (json.contains("extra") && json["extra"].is_object()) {
+    message.extra = json["extra"];
+    if (auto turn = message.extra.find("turn"); turn != message.extra.end()) {
+      if (auto problem = util::value_problem<int>(*turn))
+        throw std::invalid_argument("extra.turn: " + *problem);
+      message.turn = turn->get<int>();
+      message.extra.erase("turn");
+    }
+  }
   return message;
 }
 

@@ -60,8 +60,12 @@ struct TrajectoryMessage {
   std::string role;  // "system", "user", "assistant"
   std::string content;
   std::optional<std::string> reasoning_content;  // assistant messages, when the model gave it
-  // Free-form per-message data: {"turn": N} on turn messages, plus call details on assistant
-  // messages (finish_reason, attempts, the reply's source file for replays).
+  // The turn this message belongs to (the reply and the feedback of turn N); unset for the
+  // prompts before the first turn. On disk it is the "turn" member of "extra" (the format the
+  // trajectories have always had).
+  std::optional<int> turn;
+  // Free-form per-message data: call details on assistant messages (finish_reason, attempts,
+  // the reply's source file for replays).
   nlohmann::json extra = nlohmann::json::object();
 };
 

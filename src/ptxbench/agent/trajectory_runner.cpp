@@ -161,15 +161,15 @@ std::optional<TurnEvent> TrajectoryRunner::run_turn(const TrajectorySpec& spec,
     if (!more.empty()) feedback += "\n\n" + more;
   }
 
-  nlohmann::json call{
-      {"turn", turn}, {"finish_reason", reply->finish_reason}, {"attempts", reply->attempts}};
+  nlohmann::json call{{"finish_reason", reply->finish_reason}, {"attempts", reply->attempts}};
   if (!reply->model.empty()) call["model"] = reply->model;
   if (!reply->source.empty()) call["source"] = reply->source;
   trajectory.messages.push_back({.role = "assistant",
                                  .content = reply->content,
                                  .reasoning_content = reply->reasoning_content,
+                                 .turn = turn,
                                  .extra = std::move(call)});
-  trajectory.messages.push_back({.role = "user", .content = feedback, .extra = {{"turn", turn}}});
+  trajectory.messages.push_back({.role = "user", .content = feedback, .turn = turn});
   TurnRecord record{.turn = turn,
                     .usage = reply->usage,
                     .latency_s = reply->latency_s,

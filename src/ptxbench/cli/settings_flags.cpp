@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <limits>
 
+#include "ptxbench/eval/correctness/seed_pool.hpp"
+
 namespace ptxbench::cli {
 namespace {
 
@@ -112,6 +114,31 @@ void add_settings_flags(CLI::App& command, SettingsFlags& flags, eval::SettingSe
         ->check(CLI::Range(std::uint64_t{0},
                            static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())));
   }
+  if (offered.has(Setting::kSeedPool)) {
+    command
+        .add_option("--seed-pool", flags.seed_pool,
+                    "Input seeds kept per task: each verdict draws one (recorded; --seed replays "
+                    "it), so inputs recur and the verdict cache can answer; the pool derives from "
+                    "a secret salt in ptxbench's cache folder. 0: a fresh seed per verdict "
+                    "(docs/correctness.md)")
+        ->check(CLI::Range(0, eval::correctness::kMaxSeedPool))
+        ->default_str(std::to_string(defaults.seed_pool));
+  }
+  if (offered.has(Setting::kVerdictCache)) {
+    command
+        .add_option("--verdict-cache", flags.verdict_cache,
+                    "Keep GPU verdicts in this directory and reuse them for byte-identical "
+                    "candidates judged with the same task, seed, settings, toolchain and GPU "
+                    "(only with --seed or --seed-pool; docs/running.md). Off when not given")
+        ->check(kDirectoryOrAbsent);
+  }
+  if (offered.has(Setting::kReferenceCache)) {
+    command.add_flag("--reference-cache", flags.reference_cache,
+                     "The trusted judge keeps the library's and the high-precision reference's "
+                     "outputs per trial in a host cache and reuses them when the trial's inputs "
+                     "recur: use with --seed-pool (or --seed); with fresh seeds it never hits "
+                     "(docs/gpu-engine.md, \"Reference cache\")");
+  }
   if (offered.has(Setting::kCompileCache)) {
     command
         .add_option("--compile-cache", flags.compile_cache,
@@ -161,6 +188,9 @@ util::Expected<eval::EvaluationSettings> settings_from_flags(const SettingsFlags
     settings.unseen = *policy;
   }
   if (flags.seed) settings.input_seed = *flags.seed;
+  if (flags.seed_pool) settings.seed_pool = *flags.seed_pool;
+  if (flags.verdict_cache) settings.verdict_cache = *flags.verdict_cache;
+  if (flags.reference_cache) settings.reference_cache = true;
   return settings;
 }
 
@@ -173,6 +203,11 @@ std::shared_ptr<eval::Engine> open_command_engine(std::string_view command,
   }
   if (auto warning = (*engine)->warning())
     fmt::print(stderr, "ptxbench {}: WARNING: {}\n", command, *warning);
+  if (settings.reference_cache && settings.seed_pool == 0 && !settings.input_seed)
+    fmt::print(stderr,
+               "ptxbench {}: WARNING: --reference-cache without --seed-pool (or --seed): every "
+               "verdict draws fresh seeds, so the reference cache never hits\n",
+               command);
   return *engine;
 }
 

@@ -33,6 +33,9 @@ struct SettingsFlags {
   std::optional<std::string> compile_cache;
   std::optional<std::string> unseen;
   std::optional<std::uint64_t> seed;
+  std::optional<int> seed_pool;
+  std::optional<std::string> verdict_cache;
+  bool reference_cache = false;
 };
 
 // `defaults` supplies the values the help shows.

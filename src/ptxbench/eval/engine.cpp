@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "ptxbench/eval/gpu_slots.hpp"
+#include "ptxbench/eval/seeded_gpu_stages.hpp"
 #include "ptxbench/sandbox/evaluation_sandbox.hpp"
 
 namespace ptxbench::eval {
@@ -65,11 +66,12 @@ util::Expected<std::shared_ptr<Engine>> open_engine(const EvaluationSettings& se
     const GpuStageChoices choices{.timed_workloads = settings.timed_workloads,
                                   .racecheck_timeout = settings.racecheck_timeout,
                                   .unseen = settings.unseen,
-                                  .input_seed = settings.input_seed};
+                                  .input_seed = settings.input_seed,
+                                  .reference_cache = settings.reference_cache};
     auto made = seams.gpu_slots ? seams.gpu_slots(worker_runner, choices)
                                 : gpu_slots(settings.gpus, worker_runner, choices);
     if (!made) return made.error();
-    slots = std::move(*made);
+    slots = with_seeds_and_cache(std::move(*made), settings);
   }
   auto scheduler = std::make_unique<Scheduler>(
       SchedulerOptions{.work_dir = settings.keep_artifacts,

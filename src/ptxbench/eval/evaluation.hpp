@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ptxbench/arch/arch.hpp"
-#include "ptxbench/eval/correctness/accuracy_rule.hpp"
+#include "ptxbench/eval/accuracy_figures.hpp"
 #include "ptxbench/task/task.hpp"
 
 namespace ptxbench::eval {
@@ -61,11 +61,18 @@ bool is_correct(Verdict verdict);  // kInstructionsNotExecuted or kPassed
 // A verdict only the GPU stages can give (sanitizer through timing: kSanitizerError to kPassed).
 bool is_gpu_stage_verdict(Verdict verdict);
 
+// What a cache answered within a stage (the correctness stage's reference cache).
+struct CacheCounts {
+  std::uint64_t hits = 0;
+  std::uint64_t misses = 0;
+};
+
 struct StageRecord {
   Stage stage = Stage::kExtract;
   StageStatus status = StageStatus::kSkipped;
   double seconds = 0;
   std::string message;  // first lines of the reason on failure; what was skipped and why
+  std::optional<CacheCounts> reference_cache;  // correctness: trials the judge's cache answered
 };
 
 struct CompileInfo {
@@ -130,7 +137,7 @@ struct OutputCheck {
   // reference ("as accurate as the library"; its verdict is accuracy->passed).
   task::CorrectnessRule rule = task::CorrectnessRule::kMatchesLibrary;
   bool matches_library = false;
-  std::optional<correctness::AccuracyFigures> accuracy;
+  std::optional<AccuracyFigures> accuracy;
   std::string accuracy_unavailable;  // why there are no figures, when there are none
 };
 
@@ -190,6 +197,19 @@ struct Generalisation {
   std::vector<std::string> failed_unseen;  // their names, for the record (not for feedback)
 };
 
+// Which of a task's pool seeds a verdict drew (correctness/seed_pool.hpp).
+struct SeedPoolDraw {
+  int size = 0;
+  int index = 0;
+};
+
+// A verdict of the GPU stages found in the verdict cache (verdict_cache.hpp): the stages,
+// workloads and figures are the original's; `from` is when the original was judged.
+struct CachedVerdict {
+  std::string key;   // the cache entry
+  std::string from;  // the original record's created_at
+};
+
 struct Evaluation {
   int schema_version = kSchemaVersion;
   std::string task;
@@ -207,6 +227,8 @@ struct Evaluation {
   // The verdict's input seed: every workload's inputs derive from it and the workload's own
   // seed, so `ptxbench eval --seed` replays them exactly. nullopt: nothing ran on a GPU.
   std::optional<std::uint64_t> input_seed;
+  std::optional<SeedPoolDraw> seed_pool;         // set when input_seed came from a seed pool
+  std::optional<CachedVerdict> cached;           // set when the verdict came from the verdict cache
   std::map<std::string, std::string> toolchain;  // "nvcc", "cuobjdump", "driver", "gpu", ...
   std::string created_at;           // ISO-8601 UTC
   std::string sandbox = "off";      // "full" | "partial: <what is missing>" | "off" (sandbox/)

@@ -139,10 +139,14 @@ json to_json(const Evaluation& e) {
   j["wall_seconds"] = e.wall_seconds;
   j["stages"] = json::array();
   for (const auto& s : e.stages) {
-    j["stages"].push_back({{"stage", std::string(to_string(s.stage))},
-                           {"status", std::string(to_string(s.status))},
-                           {"seconds", s.seconds},
-                           {"message", s.message}});
+    json stage{{"stage", std::string(to_string(s.stage))},
+               {"status", std::string(to_string(s.status))},
+               {"seconds", s.seconds},
+               {"message", s.message}};
+    if (s.reference_cache)
+      stage["reference_cache"] = {{"hits", s.reference_cache->hits},
+                                  {"misses", s.reference_cache->misses}};
+    j["stages"].push_back(std::move(stage));
   }
   j["compile"] = {{"command", e.compile.command},
                   {"seconds", e.compile.seconds},
@@ -216,6 +220,8 @@ json to_json(const Evaluation& e) {
     j["generalisation"] = nullptr;
   }
   j["input_seed"] = e.input_seed ? json(*e.input_seed) : json(nullptr);
+  if (e.seed_pool) j["seed_pool"] = {{"size", e.seed_pool->size}, {"index", e.seed_pool->index}};
+  if (e.cached) j["cached"] = {{"verdict", true}, {"key", e.cached->key}, {"from", e.cached->from}};
   j["toolchain"] = e.toolchain;
   return j;
 }
@@ -244,6 +250,10 @@ util::Expected<Evaluation> evaluation_from_json(const json& j) {
                                      .status = parse_enum<StageStatus>(s, "status", &parse_stage_status),
                                      .seconds = get_or(s, "seconds", 0.0),
                                      .message = get_or<std::string>(s, "message", "")});
+      if (auto r = s.find("reference_cache"); r != s.end() && r->is_object())
+        e.stages.back().reference_cache =
+            CacheCounts{.hits = get_or(*r, "hits", std::uint64_t{0}),
+                        .misses = get_or(*r, "misses", std::uint64_t{0})};
     }
     if (auto c = j.find("compile"); c != j.end() && c->is_object()) {
       e.compile.command = c->value("command", std::vector<std::string>{});
@@ -314,6 +324,12 @@ util::Expected<Evaluation> evaluation_from_json(const json& j) {
                          .failed_unseen = g->value("failed_unseen", std::vector<std::string>{})};
     }
     e.input_seed = get_optional<std::uint64_t>(j, "input_seed");
+    if (auto p = j.find("seed_pool"); p != j.end() && p->is_object())
+      e.seed_pool =
+          SeedPoolDraw{.size = p->at("size").get<int>(), .index = p->at("index").get<int>()};
+    if (auto c = j.find("cached"); c != j.end() && c->is_object())
+      e.cached = CachedVerdict{.key = get_or<std::string>(*c, "key", ""),
+                               .from = get_or<std::string>(*c, "from", "")};
     e.toolchain = j.value("toolchain", std::map<std::string, std::string>{});
     return e;
   } catch (const std::exception& ex) {

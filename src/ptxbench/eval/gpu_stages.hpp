@@ -35,6 +35,7 @@ struct GpuStageChoices {
   // The task's unseen workloads (docs/correctness.md): fail the verdict, only report, or skip.
   correctness::UnseenPolicy unseen = correctness::UnseenPolicy::kRequire;
   std::optional<std::uint64_t> input_seed;  // nullopt: drawn per verdict (and recorded)
+  bool reference_cache = false;             // the judge's host cache of reference outputs
 };
 
 class GpuStages {
@@ -46,6 +47,9 @@ class GpuStages {
   // verdict. Never throws for anything the candidate does.
   virtual void run(const task::Task& task, const CompiledCandidate& candidate,
                    Evaluation& evaluation) = 0;
+  // What names the GPU and its driver and libraries, for the verdict cache's key (asked after
+  // available() said yes); empty: unknown, and nothing is cached.
+  virtual std::string identity() { return {}; }
 };
 
 }  // namespace ptxbench::eval

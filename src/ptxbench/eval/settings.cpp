@@ -7,6 +7,7 @@
 #include <optional>
 #include <thread>
 
+#include "ptxbench/eval/correctness/seed_pool.hpp"
 #include "ptxbench/util/field_reader.hpp"
 
 namespace ptxbench::eval {
@@ -90,6 +91,13 @@ void read_field(Setting setting, std::string_view key, util::FieldReader& fields
         settings.input_seed = static_cast<std::uint64_t>(seed);
       }
       return;
+    case Setting::kSeedPool:
+      return fields.read_integer(key, 0, correctness::kMaxSeedPool, settings.seed_pool);
+    case Setting::kVerdictCache:
+      if (auto value = text()) settings.verdict_cache = *value;
+      return;
+    case Setting::kReferenceCache:
+      return fields.read(key, settings.reference_cache);
   }
 }
 
@@ -110,6 +118,9 @@ const std::vector<SettingName>& setting_names() {
       {Setting::kCompileCache, "compile_cache", "--compile-cache"},
       {Setting::kUnseen, "unseen", "--unseen"},
       {Setting::kSeed, "seed", "--seed"},
+      {Setting::kSeedPool, "seed_pool", "--seed-pool"},
+      {Setting::kVerdictCache, "verdict_cache", "--verdict-cache"},
+      {Setting::kReferenceCache, "reference_cache", "--reference-cache"},
   };
   return names;
 }
@@ -153,6 +164,9 @@ Json settings_to_json(const EvaluationSettings& settings, SettingSet offered) {
   if (!settings.compile_cache.empty()) put(Setting::kCompileCache, settings.compile_cache.string());
   put(Setting::kUnseen, std::string(correctness::to_string(settings.unseen)));
   if (settings.input_seed) put(Setting::kSeed, *settings.input_seed);
+  put(Setting::kSeedPool, settings.seed_pool);
+  if (!settings.verdict_cache.empty()) put(Setting::kVerdictCache, settings.verdict_cache.string());
+  put(Setting::kReferenceCache, settings.reference_cache);
   return json;
 }
 

@@ -44,6 +44,14 @@ struct EvaluationSettings {
   correctness::UnseenPolicy unseen = correctness::UnseenPolicy::kRequire;
   // Every verdict's input seed (a record's input_seed replays it); nullopt: drawn per verdict.
   std::optional<std::uint64_t> input_seed;
+  // Seeds per task a verdict draws its input seed from (correctness/seed_pool.hpp); 0: fresh.
+  int seed_pool = 0;
+  // Where verdicts are kept and found again (verdict_cache.hpp); empty: no cache.
+  std::filesystem::path verdict_cache;
+  // The judge keeps the library's and the high-precision reference's outputs per trial in a host
+  // cache (reference_cache/, under the cache folder); it hits only when inputs recur: with
+  // seed_pool > 0 or a fixed input_seed.
+  bool reference_cache = false;
 };
 
 // The settings a command offers, one bit each.
@@ -61,6 +69,9 @@ enum class Setting : std::uint32_t {
   kCompileCache = 1u << 10,
   kUnseen = 1u << 11,
   kSeed = 1u << 12,
+  kSeedPool = 1u << 13,
+  kVerdictCache = 1u << 14,
+  kReferenceCache = 1u << 15,
 };
 
 class SettingSet {
@@ -73,7 +84,7 @@ class SettingSet {
   constexpr bool has(Setting setting) const {
     return (bits_ & static_cast<std::uint32_t>(setting)) != 0;
   }
-  static constexpr SettingSet all() { return from_bits((1u << 13) - 1); }
+  static constexpr SettingSet all() { return from_bits((1u << 16) - 1); }
 
  private:
   static constexpr SettingSet from_bits(std::uint32_t bits) {

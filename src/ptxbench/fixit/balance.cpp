@@ -6,6 +6,7 @@
 #include <numeric>
 #include <set>
 
+#include "ptxbench/util/field_reader.hpp"
 #include "ptxbench/util/hash.hpp"
 
 namespace ptxbench::fixit {
@@ -138,11 +139,13 @@ util::Expected<Recipe> recipe_from_json(const Json& json) {
         return util::make_error("mode: expected balanced or volume, got " + mode);
       recipe.mode = mode == "volume" ? RecipeMode::kVolume : RecipeMode::kBalanced;
     } else if ((key == "per_task_cap" || key == "total") && value.is_number_integer()) {
-      int n = value.get<int>();
-      if (n < 1) return util::make_error(key + ": must be at least 1");
-      (key == "total" ? recipe.total : recipe.per_task_cap) = n;
+      // Read at full width: 2^32+1 is no 1.
+      if (auto problem = util::integer_problem(value, 1, INT32_MAX))
+        return util::make_error(key + ": " + *problem);
+      (key == "total" ? recipe.total : recipe.per_task_cap) = value.get<int>();
     } else if (key == "seed" && value.is_number_integer()) {
-      if (value.get<std::int64_t>() < 0) return util::make_error("seed: must not be negative");
+      if (util::value_problem<std::uint64_t>(value))
+        return util::make_error("seed: must not be negative");
       recipe.seed = value.get<std::uint64_t>();
     } else {
       return util::make_error(key + ": unknown field or wrong type");

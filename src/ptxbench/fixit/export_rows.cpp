@@ -36,7 +36,7 @@ std::vector<SftMessage> conversation_through(const agent::Trajectory& trajectory
   OpeningPrompts prompts = opening_prompts(trajectory);
   std::vector<SftMessage> out = {{"system", prompts.system, false}, {"user", prompts.task, false}};
   for (const auto& message : trajectory.messages) {
-    int of_turn = message.extra.value("turn", 0);
+    int of_turn = message.turn.value_or(0);
     if (of_turn == 0 || of_turn >= turn) continue;
     // Earlier turns' replies as they were sent back to the model: content only.
     if (message.role == "assistant" || message.role == "user")

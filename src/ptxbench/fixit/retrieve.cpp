@@ -64,7 +64,7 @@ bool ranks_before(const RetrievalHit& a, const RetrievalHit& b) {
 
 RetrievalQuery task_query(const task::Task& task, arch::Arch arch) {
   return {.task = task.name,
-          .op_type = task.op_type,
+          .op_type = std::string(task::to_string(task.op_type)),
           .family = task.family,
           .heldout = task.split != "train",
           .arch = std::string(arch::to_string(arch))};
@@ -152,7 +152,7 @@ util::Expected<std::vector<RetrievalDocument>> load_retrieval_documents(
     const task::Task* task = task::find_task(suite, row.task);
     out.push_back({.mined_id = row.id,
                    .task = row.task,
-                   .op_type = task != nullptr ? task->op_type : "",
+                   .op_type = task != nullptr ? std::string(task::to_string(task->op_type)) : "",
                    .family = task != nullptr ? task->family : "",
                    // Held out by the suite now or when the row was mined.
                    .heldout = split_of(suite, row.task) != "train" || row.split != "train",

@@ -52,15 +52,14 @@ OpeningPrompts opening_prompts(const agent::Trajectory& trajectory) {
   OpeningPrompts out;
   for (const auto& message : trajectory.messages) {
     if (message.role == "system" && out.system.empty()) out.system = message.content;
-    if (message.role == "user" && !message.extra.contains("turn") && out.task.empty())
-      out.task = message.content;
+    if (message.role == "user" && !message.turn && out.task.empty()) out.task = message.content;
   }
   return out;
 }
 
 const agent::TrajectoryMessage* reply_of_turn(const agent::Trajectory& trajectory, int turn) {
   for (const auto& message : trajectory.messages)
-    if (message.role == "assistant" && message.extra.value("turn", 0) == turn) return &message;
+    if (message.role == "assistant" && message.turn == turn) return &message;
   return nullptr;
 }
 

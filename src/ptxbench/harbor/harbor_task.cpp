@@ -56,7 +56,8 @@ std::string task_toml(const task::Task& task, const HarborOptions& options) {
       "storage_mb = 20480\n"
       "gpus = 1\n"
       "gpu_types = {}\n",
-      toml_string(task.op_type), toml_string(arch), toml_string(task.name), toml_string(arch),
+      toml_string(std::string(task::to_string(task.op_type))), toml_string(arch),
+      toml_string(task.name), toml_string(arch),
       toml_string(std::string(prompt::to_string(options.context))), toml_string(task.split),
       gpu_types(options.arch), fmt::arg("user", kAgentUser));
 }

@@ -65,7 +65,7 @@ std::string inputs_text(const task::Task& task) {
       "\n## Inputs\n\nEach trial draws new inputs, element by element and independently, then "
       "rounds them to the tensor's dtype: {}.\n",
       fmt::join(kinds, "; "));
-  if (task.op_type == "mha_bwd") {
+  if (task.op_type == task::OpType::kMhaBwd) {
     text +=
         "O and LSE are not drawn: they are the reference forward pass's outputs for the drawn Q, "
         "K and V; dO is drawn.\n";

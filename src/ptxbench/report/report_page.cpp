@@ -37,6 +37,7 @@ const std::vector<Section>& sections() {
       {"ablation", "Context-level ablation", PlotSection::kAblation, {}},
       {"errors", "Errors", PlotSection::kErrors, {"error_taxonomy", "compile_errors"}},
       {"usage", "Tokens, latency and cost", std::nullopt, {"usage_by_turn", "usage_totals"}},
+      {"judging", "Judging cost and caches", std::nullopt, {"judging"}},
       {"published", "Published results", PlotSection::kPublished, {"published_side_by_side"}},
   };
   return kSections;

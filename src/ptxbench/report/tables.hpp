@@ -16,6 +16,8 @@ Table error_taxonomy_table(const ReportData& data);
 Table compile_errors_table(const ReportData& data);
 Table usage_by_turn_table(const ReportData& data);
 Table usage_totals_table(const ReportData& data);
+// Per run: GPU-seconds per verdict and the compile and verdict caches' hit rates.
+Table judging_table(const ReportData& data);
 Table comparison_table(const ReportData& data);
 Table published_table(const ReportData& data);
 Table published_side_by_side_table(const ReportData& data);

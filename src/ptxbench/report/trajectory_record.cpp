@@ -12,6 +12,25 @@ namespace ptxbench::report {
 namespace {
 using nlohmann::json;
 
+// The time a verdict held its GPU slot, from its stage records: sanitize runs beside
+// correctness, so the longer of the two counts, then the probe and timing. nullopt: no GPU stage
+// ran; 0: the verdict came from the verdict cache.
+std::optional<double> gpu_seconds_of(const eval::Evaluation& e) {
+  auto ran = [&e](eval::Stage stage) -> std::optional<double> {
+    const auto* record = e.find_stage(stage);
+    if (record == nullptr || record->status == eval::StageStatus::kSkipped ||
+        record->status == eval::StageStatus::kNotRun)
+      return std::nullopt;
+    return record->seconds;
+  };
+  const auto sanitize = ran(eval::Stage::kSanitize), correctness = ran(eval::Stage::kCorrectness),
+             probe = ran(eval::Stage::kDynamicSass), timing = ran(eval::Stage::kTiming);
+  if (!sanitize && !correctness && !probe && !timing) return std::nullopt;
+  if (e.cached) return 0.0;
+  return std::max(sanitize.value_or(0), correctness.value_or(0)) + probe.value_or(0) +
+         timing.value_or(0);
+}
+
 bool compiled_of(const eval::Evaluation& e) {
   if (const auto* stage = e.find_stage(eval::Stage::kCompile)) {
     return stage->status == eval::StageStatus::kPassed;
@@ -69,6 +88,14 @@ TurnRecord turn_from_evaluation(int turn, const eval::Evaluation& evaluation) {
     if (workload.headline && workload.speed_of_light && workload.speed_of_light->fraction > 0)
       record.speed_of_light = workload.speed_of_light->fraction;
   }
+  record.gpu_seconds = gpu_seconds_of(evaluation);
+  if (const auto* compile = evaluation.find_stage(eval::Stage::kCompile);
+      compile && (compile->status == eval::StageStatus::kPassed ||
+                  compile->status == eval::StageStatus::kFailed))
+    record.compile_cached = evaluation.compile.cached;
+  record.verdict_cached = evaluation.cached.has_value();
+  if (const auto* correctness = evaluation.find_stage(eval::Stage::kCorrectness))
+    record.reference_cache = correctness->reference_cache;
   if (evaluation.verdict == eval::Verdict::kCompileError) {
     const auto* stage = evaluation.find_stage(eval::Stage::kCompile);
     const std::string message =

@@ -37,6 +37,14 @@ struct TurnRecord {
   std::string correctness_rule;
   // Every unseen workload correct (the record's `generalisation`); nullopt: none were judged.
   std::optional<bool> unseen_correct;
+  // What judging the turn cost (judging_table.cpp): the seconds its GPU stages held a GPU
+  // (nullopt: they did not run; 0 for a verdict from the verdict cache), whether its compile came
+  // from the compile cache (nullopt: nothing was compiled) and its verdict from the verdict cache.
+  std::optional<double> gpu_seconds;
+  std::optional<bool> compile_cached;
+  bool verdict_cached = false;
+  // What the judge's reference cache answered in the correctness stage (nullopt: it was off).
+  std::optional<eval::CacheCounts> reference_cache;
 
   bool correct() const { return eval::is_correct(verdict); }
   bool verified() const { return verdict == eval::Verdict::kPassed; }

@@ -32,7 +32,7 @@ json task_summary(const task::Task& task) {
   json requested = json::object();
   for (const auto& [arch, families] : task.requested) requested[arch::to_string(arch)] = families;
   return {{"name", task.name},
-          {"op_type", task.op_type},
+          {"op_type", task::to_string(task.op_type)},
           {"family", task.family},
           {"split", task.split},
           {"core", task.core},

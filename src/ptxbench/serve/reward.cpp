@@ -6,6 +6,7 @@
 #include <array>
 #include <utility>
 
+#include "ptxbench/util/field_reader.hpp"
 #include "ptxbench/util/fs.hpp"
 
 namespace ptxbench::serve {
@@ -222,7 +223,7 @@ util::Expected<RewardConfig> reward_config_from_json(const json& input, const st
   for (const auto& [key, value] : input.items()) {
     if (key == "kind") continue;
     if (key == "version") {
-      if (!value.is_number_integer() || value.get<int>() != kRewardVersion)
+      if (util::integer_problem(value, kRewardVersion, kRewardVersion))  // 2^32+1 is no 1
         return util::make_error(fmt::format("{}: version: this service computes reward version {}",
                                             where, kRewardVersion));
       continue;

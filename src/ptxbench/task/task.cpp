@@ -133,15 +133,18 @@ std::vector<std::int64_t> Task::shape_of(const TensorSpec& tensor, const Workloa
 }
 
 double Task::flops(const Workload& workload) const {
-  if (op_type == "gemm") {
-    return 2.0 * static_cast<double>(axis_value("M", workload)) *
-           static_cast<double>(axis_value("N", workload)) *
-           static_cast<double>(axis_value("K", workload));
+  switch (op_type) {
+    case OpType::kGemm:
+      return 2.0 * static_cast<double>(axis_value("M", workload)) *
+             static_cast<double>(axis_value("N", workload)) *
+             static_cast<double>(axis_value("K", workload));
+    case OpType::kMhaFwdLse:
+      return attention_forward_flops(*this, workload);
+    case OpType::kMhaBwd:
+      // The usual convention: the backward pass does 2.5x the forward's matmul work.
+      return 2.5 * attention_forward_flops(*this, workload);
   }
-  if (op_type == "mha_fwd_lse") return attention_forward_flops(*this, workload);
-  // The usual convention: the backward pass does 2.5x the forward's matmul work.
-  if (op_type == "mha_bwd") return 2.5 * attention_forward_flops(*this, workload);
-  PTXBENCH_CHECK(false, "no FLOP formula for op_type " + op_type);
+  PTXBENCH_CHECK(false, "no FLOP formula for op_type " + std::string(to_string(op_type)));
 }
 
 }  // namespace ptxbench::task

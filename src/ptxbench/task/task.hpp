@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ptxbench/arch/arch.hpp"
+#include "ptxbench/task/op_type.hpp"
 
 namespace ptxbench::task {
 
@@ -76,7 +77,7 @@ struct UnseenRule {
 
 struct Task {
   std::string name;                 // "gemm_n7168_k5120"
-  std::string op_type;              // "gemm", "mha_fwd_lse", "mha_bwd"
+  OpType op_type = OpType::kGemm;   // "gemm", "mha_fwd_lse", "mha_bwd"
   std::string family;               // folder under tasks/: "gemm", "mha_fwd", "mha_bwd"
   std::string split = "train";      // "train" or "heldout" (sizes/variants kept for generalisation)
   bool core = false;                // one of the five tasks the original research reports on
@@ -86,7 +87,7 @@ struct Task {
   std::vector<TensorSpec> outputs;
   std::map<std::string, double> parameters;  // op-specific constants, e.g. causal=1, scale
   Tolerance tolerance;
-  std::string baseline;             // "cublaslt.gemm_bf16_nt", "cudnn.sdpa_fwd", "cudnn.sdpa_bwd"
+  Baseline baseline = Baseline::kCublasLtGemmBf16Nt;  // "cublaslt.gemm_bf16_nt", ...
   std::map<arch::Arch, std::vector<std::string>> requested;  // families, e.g. {"GMMA","TMA"}
   std::vector<Workload> workloads;  // the shown workloads, listed in the prompt
   UnseenRule unseen;

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -14,30 +13,21 @@
 
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/task/unseen_workloads.hpp"
+#include "ptxbench/util/field_reader.hpp"
 
 namespace ptxbench::task {
 namespace {
 using Json = nlohmann::ordered_json;
 
-struct OpTypeRule {
-  std::string_view op_type;
-  std::vector<std::string_view> required_axes;
-};
-
-const std::vector<OpTypeRule>& op_type_rules() {
-  static const std::vector<OpTypeRule> rules{
-      {"gemm", {"M", "N", "K"}},
-      {"mha_fwd_lse", {"B", "H", "S", "D"}},
-      {"mha_bwd", {"B", "H", "S", "D"}},
-  };
-  return rules;
+// The axes each operator's formulas and baselines look up by name.
+std::vector<std::string_view> required_axes(OpType op_type) {
+  if (op_type == OpType::kGemm) return {"M", "N", "K"};
+  return {"B", "H", "S", "D"};  // attention, forward and backward
 }
 
 constexpr std::size_t kMaxIdentifierLength = 128;      // task, axis, tensor and family names
 constexpr std::uint64_t kMaxTensorBytes = 1ull << 40;  // 1 TiB: far beyond any GPU's memory
 
-constexpr std::array<std::string_view, 3> kBaselines{"cublaslt.gemm_bf16_nt", "cudnn.sdpa_fwd",
-                                                     "cudnn.sdpa_bwd"};
 constexpr std::array<std::string_view, 14> kTopLevelFields{
     "name",      "op_type",  "description", "axes",  "inputs", "outputs",   "parameters",
     "tolerance", "baseline", "requested",   "split", "core",   "workloads", "unseen"};
@@ -137,15 +127,9 @@ const Json* read_object(const Json& object, std::string_view key, std::string_vi
 }
 
 std::optional<std::int64_t> positive_integer(const Json& value) {
-  if (!value.is_number_integer()) return std::nullopt;
-  if (value.is_number_unsigned()) {
-    auto v = value.get<std::uint64_t>();
-    if (v == 0 || v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-      return std::nullopt;
-    return static_cast<std::int64_t>(v);
-  }
-  auto v = value.get<std::int64_t>();
-  return v > 0 ? std::optional(v) : std::nullopt;
+  if (util::integer_problem(value, 1, std::numeric_limits<std::int64_t>::max()))
+    return std::nullopt;
+  return value.get<std::int64_t>();
 }
 
 void read_axes(const Json& json, Task& task, Problems& problems) {
@@ -367,7 +351,7 @@ void read_workloads(const Json& json, Task& task, Problems& problems) {
       }
     }
     if (auto seed = spec.find("seed"); seed != spec.end()) {
-      if (seed->is_number_unsigned()) {
+      if (!util::value_problem<std::uint64_t>(*seed)) {
         workload.seed = seed->get<std::uint64_t>();
       } else {
         problems.add(field + ".seed", "must be a non-negative integer");
@@ -436,68 +420,34 @@ void check_multiples(const Task& task, Problems& problems) {
   }
 }
 
-void check_op_type(Task& task, Problems& problems) {
-  if (task.op_type.empty()) return;
-  const auto& rules = op_type_rules();
-  auto rule = std::find_if(rules.begin(), rules.end(),
-                           [&](const OpTypeRule& r) { return r.op_type == task.op_type; });
-  if (rule == rules.end()) {
-    std::vector<std::string_view> known;
-    for (const auto& r : rules) known.push_back(r.op_type);
-    return problems.add("op_type", fmt::format("unknown '{}' ({})", task.op_type, joined(known)));
-  }
-  for (auto axis : rule->required_axes) {
+// The operator by name, and the axes it needs.
+void read_op_type(const std::string& name, Task& task, Problems& problems) {
+  if (name.empty()) return;
+  auto op_type = parse_op_type(name);
+  if (!op_type)
+    return problems.add("op_type", fmt::format("unknown '{}' ({})", name, joined(op_type_names())));
+  task.op_type = *op_type;
+  for (auto axis : required_axes(task.op_type)) {
     if (task.find_axis(axis) == nullptr)
       problems.add("axes", fmt::format("op_type {} needs an axis named '{}'", task.op_type, axis));
   }
 }
-
-// JSON allows a key twice in one object and keeps only one value; in a task file that hides a
-// mistake (two inputs named "A"), so the parser reports it. Arrays do not appear in the path.
-class DuplicateKeys {
- public:
-  bool operator()(int /*depth*/, nlohmann::detail::parse_event_t event, Json& parsed) {
-    using Event = nlohmann::detail::parse_event_t;
-    if (event == Event::object_start) {
-      seen_.emplace_back();
-      keys_.emplace_back();
-    } else if (event == Event::object_end && !seen_.empty()) {
-      seen_.pop_back();
-      keys_.pop_back();
-    } else if (event == Event::key && !seen_.empty() && parsed.is_string()) {
-      auto key = parsed.get<std::string>();
-      if (!seen_.back().insert(key).second) {
-        const std::vector<std::string> path(keys_.begin(), keys_.end() - 1);
-        found_.push_back(
-            {path.empty() ? "(top level)" : fmt::format("{}", fmt::join(path, ".")), key});
-      }
-      keys_.back() = std::move(key);
-    }
-    return true;
-  }
-  const std::vector<std::pair<std::string, std::string>>& found() const { return found_; }
-
- private:
-  std::vector<std::set<std::string>> seen_;
-  std::vector<std::string> keys_;
-  std::vector<std::pair<std::string, std::string>> found_;  // (field, key)
-};
 
 }  // namespace
 
 util::Expected<Task> parse_task(std::string_view json_text, const std::filesystem::path& source) {
   Problems problems(source.string());
   Json json;
-  DuplicateKeys duplicates;
+  std::vector<std::pair<std::string, std::string>> duplicates;  // (object, key)
   try {
-    json = Json::parse(json_text, std::ref(duplicates));
+    json = util::parse_json_strict<Json>(json_text, duplicates);
   } catch (const Json::exception& e) {
     // Also out_of_range: a number such as 1e400 that no double holds.
     problems.add("JSON", e.what());
     return util::make_error(problems.joined());
   }
-  for (const auto& [field, key] : duplicates.found()) {
-    problems.add(field, fmt::format("key '{}' appears twice", key));
+  for (const auto& [field, key] : duplicates) {
+    problems.add(field.empty() ? "(top level)" : field, fmt::format("key '{}' appears twice", key));
   }
   if (!json.is_object()) {
     problems.add("(top level)", "must be a JSON object");
@@ -515,10 +465,10 @@ util::Expected<Task> parse_task(std::string_view json_text, const std::filesyste
   if (!task.name.empty() && !is_identifier(task.name, false))
     problems.add("name", fmt::format("must be an identifier (letters, digits, _; at most {})",
                                      kMaxIdentifierLength));
-  task.op_type = read_string(json, "op_type", "op_type", problems, true);
+  const std::string op_type = read_string(json, "op_type", "op_type", problems, true);
   task.description = read_string(json, "description", "description", problems, true);
   read_axes(json, task, problems);
-  check_op_type(task, problems);
+  read_op_type(op_type, task, problems);
   task.inputs = read_tensors(json, "inputs", task, problems);
   task.outputs = read_tensors(json, "outputs", task, problems);
   for (const auto& output : task.outputs) {
@@ -529,10 +479,13 @@ util::Expected<Task> parse_task(std::string_view json_text, const std::filesyste
   }
   read_parameters(json, task, problems);
   read_tolerance(json, task, problems);
-  task.baseline = read_string(json, "baseline", "baseline", problems, true);
-  if (!task.baseline.empty() &&
-      std::find(kBaselines.begin(), kBaselines.end(), task.baseline) == kBaselines.end())
-    problems.add("baseline", fmt::format("unknown '{}' ({})", task.baseline, joined(kBaselines)));
+  if (auto name = read_string(json, "baseline", "baseline", problems, true); !name.empty()) {
+    if (auto baseline = parse_baseline(name)) {
+      task.baseline = *baseline;
+    } else {
+      problems.add("baseline", fmt::format("unknown '{}' ({})", name, joined(baseline_names())));
+    }
+  }
   read_requested(json, task, problems);
   if (json.contains("split")) {
     task.split = read_string(json, "split", "split", problems, true);

@@ -10,18 +10,18 @@
 namespace ptxbench::traces {
 namespace {
 
-// The assistant message of `turn` (messages carry {"turn": N} in extra).
+// The assistant message of `turn` (messages carry their turn).
 const agent::TrajectoryMessage* reply_of(const agent::Trajectory& trajectory, int turn) {
   for (const auto& message : trajectory.messages) {
-    if (message.role == "assistant" && message.extra.value("turn", 0) == turn) return &message;
+    if (message.role == "assistant" && message.turn == turn) return &message;
   }
   return nullptr;
 }
 
-// The message sent back after `turn` (a user message carrying {"turn": N}), or "".
+// The message sent back after `turn` (a user message of that turn), or "".
 std::string feedback_after(const agent::Trajectory& trajectory, int turn) {
   for (const auto& message : trajectory.messages)
-    if (message.role == "user" && message.extra.value("turn", 0) == turn) return message.content;
+    if (message.role == "user" && message.turn == turn) return message.content;
   return "";
 }
 
@@ -59,7 +59,7 @@ std::vector<TraceRow> rows_of(const agent::Trajectory& trajectory, const std::st
   std::string system_prompt, task_prompt;
   for (const auto& message : trajectory.messages) {
     if (message.role == "system" && system_prompt.empty()) system_prompt = message.content;
-    if (message.role == "user" && !message.extra.contains("turn") && task_prompt.empty())
+    if (message.role == "user" && !message.turn && task_prompt.empty())
       task_prompt = message.content;
   }
   for (const auto& turn : trajectory.turns) {

@@ -64,6 +64,21 @@ TEST(CorrectnessProtocol, JudgeReplyRoundTrips) {
   EXPECT_EQ(t.outputs[0].accuracy->candidate_duels_lost, 3);
   EXPECT_FALSE(t.outputs[1].accuracy.has_value());
   EXPECT_EQ(t.outputs[1].accuracy_unavailable, "no reference");
+  EXPECT_EQ(back->reference_cache.hits, 0u);
+}
+
+TEST(CorrectnessProtocol, JudgeReplyCarriesTheReferenceCacheCounts) {
+  JudgeReply reply = judge_reply();
+  reply.reference_cache = {.hits = 5, .misses = 2};
+  auto back = judge_reply_from_json(to_json(reply));
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  EXPECT_EQ(back->reference_cache.hits, 5u);
+  EXPECT_EQ(back->reference_cache.misses, 2u);
+  auto body = to_json(reply);
+  body.erase("reference_cache");  // an older judge: nothing counted
+  EXPECT_EQ(judge_reply_from_json(body)->reference_cache.misses, 0u);
+  body["reference_cache"] = {{"hits", "many"}};
+  EXPECT_FALSE(judge_reply_from_json(body).has_value());
 }
 
 std::string error_of(const util::Expected<CandidateReply>& reply) {

@@ -173,8 +173,8 @@ TEST(CublasLtBaseline, ComputesATimesBTransposed) {
   CudaStream stream;
   const int m = 70, n = 96, k = 136;
   auto job = job_with({bf16("A", {m, k}), bf16("B", {n, k})}, {bf16("C", {m, n})});
-  job.baseline = "cublaslt.gemm_bf16_nt";
-  job.op_type = "gemm";
+  job.baseline = ptxbench::task::Baseline::kCublasLtGemmBf16Nt;
+  job.op_type = ptxbench::task::OpType::kGemm;
   auto baseline = make_baseline(job, stream.get());
   ASSERT_TRUE(baseline.has_value()) << baseline.error().message;
   auto tensors = tensors_of(job);
@@ -205,8 +205,8 @@ TEST_P(CudnnBaseline, ForwardAndBackwardMatchTheCpu) {
   auto q = bf16("Q", {b, h, s, d});
   auto forward = job_with({q, bf16("K", {b, h, s, d}), bf16("V", {b, h, s, d})},
                           {bf16("O", {b, h, s, d}), fp32("LSE", {b, h, s})});
-  forward.baseline = "cudnn.sdpa_fwd";
-  forward.op_type = "mha_fwd_lse";
+  forward.baseline = ptxbench::task::Baseline::kCudnnSdpaFwd;
+  forward.op_type = ptxbench::task::OpType::kMhaFwdLse;
   forward.parameters = {{"causal", causal ? 1 : 0}, {"scale", scale}};
   auto fwd = make_baseline(forward, stream.get());
   ASSERT_TRUE(fwd.has_value()) << fwd.error().message;
@@ -220,8 +220,8 @@ TEST_P(CudnnBaseline, ForwardAndBackwardMatchTheCpu) {
       job_with({q, bf16("K", {b, h, s, d}), bf16("V", {b, h, s, d}), bf16("O", {b, h, s, d}),
                 bf16("dO", {b, h, s, d}), fp32("LSE", {b, h, s})},
                {bf16("dQ", {b, h, s, d}), bf16("dK", {b, h, s, d}), bf16("dV", {b, h, s, d})});
-  backward.baseline = "cudnn.sdpa_bwd";
-  backward.op_type = "mha_bwd";
+  backward.baseline = ptxbench::task::Baseline::kCudnnSdpaBwd;
+  backward.op_type = ptxbench::task::OpType::kMhaBwd;
   backward.parameters = forward.parameters;
   auto bwd = make_baseline(backward, stream.get());
   ASSERT_TRUE(bwd.has_value()) << bwd.error().message;

@@ -7,17 +7,21 @@
 #include <filesystem>
 
 #include "gpu_test_support.hpp"
-#include "ptxbench/eval/worker/worker_gpu_stages.hpp"
+#include "ptxbench/eval/correctness/accuracy_rule.hpp"
+#include "ptxbench/eval/gpu_pipeline/worker_gpu_stages.hpp"
 #include "ptxbench/util/fs.hpp"
 
 namespace ptxbench::eval::worker {
 namespace {
 
+using gpu_pipeline::WorkerGpuStages;
+using gpu_pipeline::WorkerGpuStagesOptions;
+
 task::Task gemm_task() {
   task::Task t;
   t.name = "gemm_test";
-  t.op_type = "gemm";
-  t.baseline = "cublaslt.gemm_bf16_nt";
+  t.op_type = ptxbench::task::OpType::kGemm;
+  t.baseline = ptxbench::task::Baseline::kCublasLtGemmBf16Nt;
   t.axes = {{.name = "M"},
             {.name = "N", .is_const = true, .value = 1024},
             {.name = "K", .is_const = true, .value = 512}};
@@ -35,8 +39,9 @@ task::Task gemm_task() {
 task::Task attention_task(bool backward, bool causal) {
   task::Task t;
   t.name = backward ? "mha_bwd_test" : "mha_fwd_test";
-  t.op_type = backward ? "mha_bwd" : "mha_fwd_lse";
-  t.baseline = backward ? "cudnn.sdpa_bwd" : "cudnn.sdpa_fwd";
+  t.op_type = backward ? ptxbench::task::OpType::kMhaBwd : ptxbench::task::OpType::kMhaFwdLse;
+  t.baseline =
+      backward ? ptxbench::task::Baseline::kCudnnSdpaBwd : ptxbench::task::Baseline::kCudnnSdpaFwd;
   t.axes = {{.name = "B", .is_const = true, .value = 1},
             {.name = "H", .is_const = true, .value = 2},
             {.name = "S"},
@@ -287,6 +292,68 @@ TEST_F(GpuStagesTest, DeviceMemoryCapStopsAnAllocationTheGpuCouldHold) {
   good.arch = arch::Arch::kHopper;
   capped.run(gemm_task(), candidate("gemm_naive"), good);
   EXPECT_EQ(good.verdict, Verdict::kPassed) << good.message;
+}
+
+// The judge's reference cache: the same seed judged twice, the second time from the cache, gives
+// the same totals and accuracy figures as judging afresh; a wrong candidate is still wrong.
+TEST_F(GpuStagesTest, TheReferenceCacheGivesTheFiguresOfAFreshJudge) {
+  util::TempDir cache("ptxbench-reference-cache-");
+  WorkerGpuStagesOptions cached_options = options(false);
+  cached_options.reference_cache_dir = cache.path();
+  WorkerGpuStages cached(cached_options, std::make_shared<util::SystemProcessRunner>());
+  std::string why;
+  ASSERT_TRUE(cached.available(arch::Arch::kHopper, why)) << why;
+  for (const auto& [task, name] : {std::pair{gemm_task(), "gemm_naive"},
+                                   std::pair{attention_task(false, false), "attention_fwd"}}) {
+    std::vector<Evaluation> runs;
+    for (int i = 0; i < 2; ++i) {
+      Evaluation e;
+      e.arch = arch::Arch::kHopper;
+      e.input_seed = 777;
+      cached.run(task, candidate(name), e);
+      ASSERT_EQ(e.verdict, Verdict::kPassed) << e.message;
+      runs.push_back(std::move(e));
+    }
+    const auto& first = runs[0].stage(Stage::kCorrectness).reference_cache;
+    const auto& second = runs[1].stage(Stage::kCorrectness).reference_cache;
+    ASSERT_TRUE(first && second) << name;
+    std::printf(
+        "%s: reference cache %llu/%llu then %llu/%llu (hits/misses), correctness %.2f s then %.2f "
+        "s\n",
+        name, static_cast<unsigned long long>(first->hits),
+        static_cast<unsigned long long>(first->misses),
+        static_cast<unsigned long long>(second->hits),
+        static_cast<unsigned long long>(second->misses), runs[0].stage(Stage::kCorrectness).seconds,
+        runs[1].stage(Stage::kCorrectness).seconds);
+    EXPECT_EQ(first->hits, 0u);
+    EXPECT_GT(first->misses, 0u);
+    EXPECT_EQ(second->hits, first->misses);
+    EXPECT_EQ(second->misses, 0u);
+    Evaluation fresh;
+    fresh.arch = arch::Arch::kHopper;
+    fresh.input_seed = 777;
+    stages_.run(task, candidate(name), fresh);
+    ASSERT_EQ(fresh.workloads.size(), runs[1].workloads.size());
+    for (std::size_t w = 0; w < fresh.workloads.size(); ++w) {
+      for (std::size_t o = 0; o < fresh.workloads[w].outputs.size(); ++o) {
+        const auto& a = fresh.workloads[w].outputs[o];
+        const auto& b = runs[1].workloads[w].outputs.at(o);
+        EXPECT_EQ(a.max_abs_error, b.max_abs_error) << name << " " << a.name;
+        EXPECT_EQ(a.matched_ratio, b.matched_ratio) << name << " " << a.name;
+        ASSERT_EQ(a.accuracy.has_value(), b.accuracy.has_value());
+        if (a.accuracy) {
+          EXPECT_EQ(a.accuracy->candidate_duels_lost, b.accuracy->candidate_duels_lost);
+        }
+      }
+    }
+  }
+  Evaluation wrong;
+  wrong.arch = arch::Arch::kHopper;
+  wrong.input_seed = 777;
+  cached.run(gemm_task(), candidate("gemm_half_written"), wrong);
+  EXPECT_EQ(wrong.verdict, Verdict::kIncorrectNumerical) << wrong.message;
+  ASSERT_TRUE(wrong.stage(Stage::kCorrectness).reference_cache.has_value());
+  EXPECT_GT(wrong.stage(Stage::kCorrectness).reference_cache->hits, 0u);
 }
 
 TEST_F(GpuStagesTest, SanitizerCatchesTheOutOfBoundsWrite) {

@@ -315,11 +315,12 @@ TEST(SanitizerForeignKernels, ALibraryKernelsRaceIsNotTheCandidatesCode) {
 // racecheck reported a race inside that kernel and the candidate was judged FORBIDDEN for it.
 TEST(SanitizerForeignKernels, TheHarnessesOwnLibraryKernelsAreNotChargedToTheCandidate) {
   const std::vector<std::string> own = {"_Z15backward_scoresv", "_Z18backward_gradientsv"};
-  const std::string harness = harness_kernel_substring("mha_bwd", own);
+  const std::string harness = harness_kernel_substring(task::OpType::kMhaBwd, own);
   EXPECT_EQ(harness, "cudnn_generated");
-  EXPECT_EQ(harness_kernel_substring("gemm", own), "");
+  EXPECT_EQ(harness_kernel_substring(task::OpType::kGemm, own), "");
   // A candidate kernel that carries the name excuses nothing.
-  EXPECT_EQ(harness_kernel_substring("mha_bwd", {"_Z26my_cudnn_generated_kernelv"}), "");
+  EXPECT_EQ(harness_kernel_substring(task::OpType::kMhaBwd, {"_Z26my_cudnn_generated_kernelv"}),
+            "");
   auto report = report_with_lines(
       {"Error: Race reported between Read access at "
        "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x128+0x1a0",

@@ -99,7 +99,7 @@ TEST(TimingProtocol, MalformedRepliesNameTheMember) {
   EXPECT_EQ(error_of(bad), "the timing reply: candidate.median_ms: missing");
   bad = to_json(full_reply());
   bad["outputs_match"] = "yes";
-  EXPECT_EQ(error_of(bad), "the timing reply: outputs_match: wrong type (string)");
+  EXPECT_EQ(error_of(bad), "the timing reply: outputs_match: expected true or false");
   bad = to_json(full_reply());
   bad["launches"][0]["grid"] = json::array({1, 2});
   EXPECT_NE(error_of(bad).find("launches[0].grid"), std::string::npos) << error_of(bad);

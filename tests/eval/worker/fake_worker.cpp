@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "ptxbench/eval/correctness/correctness_protocol.hpp"
+#include "ptxbench/eval/reference_cache/judge_references.hpp"
 #include "ptxbench/eval/timing/timing_protocol.hpp"
 #include "ptxbench/eval/worker/exchange.hpp"
 #include "ptxbench/eval/worker/info_protocol.hpp"
@@ -32,6 +33,7 @@ namespace {
 using namespace ptxbench::eval::worker;
 namespace correctness = ptxbench::eval::correctness;
 namespace timing_protocol = ptxbench::eval::timing;
+namespace reference_cache = ptxbench::eval::reference_cache;
 using nlohmann::json;
 
 void reply(ReplyStatus status, const std::string& message, json body = json::object()) {
@@ -95,7 +97,14 @@ int judge(const std::vector<WorkerJob>& jobs, const std::string& behaviour) {
   correctness::JudgeReply body;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     correctness::JudgeJob record{.workload = jobs[j].workload, .baseline = "fake"};
+    // The reference cache as the real judge uses it: a miss is "computed" and offered.
+    reference_cache::JudgeReferences references(jobs[j]);
     for (int t = 0; t < jobs[j].trials; ++t) {
+      if (!references.find(trial_seed(jobs[j].seed, t))) {
+        reference_cache::ReferenceEntry entry{.reference_unavailable = "fake judge"};
+        for (const auto& out : jobs[j].outputs) entry.library.emplace_back(out.bytes(), '\0');
+        references.offer(trial_seed(jobs[j].seed, t), entry);
+      }
       std::vector<correctness::JudgedOutput> outputs;
       for (const auto& out : jobs[j].outputs) {
         std::ifstream file(exchange_file(jobs[j].exchange_dir, j, t, out.name), std::ios::binary);
@@ -126,6 +135,8 @@ int judge(const std::vector<WorkerJob>& jobs, const std::string& behaviour) {
                                .outputs = std::move(outputs)});
     }
     body.jobs.push_back(std::move(record));
+    body.reference_cache.hits += references.counts().hits;
+    body.reference_cache.misses += references.counts().misses;
   }
   reply(ReplyStatus::kOk, "", correctness::to_json(body));
   return 0;
@@ -188,6 +199,7 @@ int main(int argc, char** argv) {
           to_json(InfoReply{.name = "Fake H200",
                             .cc_major = 9,
                             .cc_minor = 0,
+                            .fingerprint = "Fake H200|sm_90|driver 0.0",
                             .toolchain = {{"gpu", "Fake H200"}, {"driver", "0.0"}}}));
     return 0;
   }

@@ -1,3 +1,4 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "ptxbench/eval/worker/exchange.hpp"
@@ -11,8 +12,8 @@ namespace {
 WorkerJob sample_job() {
   WorkerJob job;
   job.task = "gemm_test";
-  job.op_type = "gemm";
-  job.baseline = "cublaslt.gemm_bf16_nt";
+  job.op_type = ptxbench::task::OpType::kGemm;
+  job.baseline = ptxbench::task::Baseline::kCublasLtGemmBf16Nt;
   job.parameters = {{"scale", 0.5}};
   job.inputs = {{"A", task::DType::kBFloat16, {8, 4}, {"M", "K"}},
                 {"B", task::DType::kBFloat16, {16, 4}, {"N", "K"}}};
@@ -47,6 +48,37 @@ TEST(WorkerJob, RoundTripsThroughJson) {
   EXPECT_DOUBLE_EQ(back->parameters.at("scale"), 0.5);
 }
 
+TEST(WorkerJob, ReferenceCacheFieldRoundTripsAndIsOffWhenAbsent) {
+  WorkerJob job = sample_job();
+  EXPECT_FALSE(parse_job(to_json(job).dump())->reference_cache.enabled());
+  auto text = to_json(job);
+  text.erase("reference_cache");  // an older parent's job: the cache is off
+  auto absent = parse_job(text.dump());
+  ASSERT_TRUE(absent.has_value()) << absent.error().message;
+  EXPECT_FALSE(absent->reference_cache.enabled());
+
+  job.reference_cache = {.dir = "/cache/references", .task = "t1", .gpu = "H200|cudnn 9"};
+  auto back = parse_job(to_json(job).dump());
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  EXPECT_TRUE(back->reference_cache.enabled());
+  EXPECT_EQ(back->reference_cache.dir, "/cache/references");
+  EXPECT_EQ(back->reference_cache.task, "t1");
+  EXPECT_EQ(back->reference_cache.gpu, "H200|cudnn 9");
+}
+
+TEST(WorkerJob, ReferenceCacheFieldWithoutItsKeysIsRefused) {
+  WorkerJob job = sample_job();
+  job.reference_cache = {.dir = "/cache/references", .task = "", .gpu = "H200"};
+  auto no_task = parse_job(to_json(job).dump());
+  ASSERT_FALSE(no_task.has_value());
+  EXPECT_THAT(no_task.error().message, testing::HasSubstr("reference_cache"));
+  job.reference_cache = {.dir = "relative/references", .task = "t", .gpu = "H200"};
+  EXPECT_FALSE(parse_job(to_json(job).dump()).has_value());
+  auto text = to_json(sample_job());
+  text["reference_cache"] = {{"dir", 3}};
+  EXPECT_FALSE(parse_job(text.dump()).has_value());
+}
+
 TEST(WorkerJob, SeveralJobsAndSingleJobText) {
   auto two = parse_jobs(format_jobs({sample_job(), sample_job()}));
   ASSERT_TRUE(two.has_value());
@@ -66,6 +98,45 @@ TEST(WorkerJob, MalformedJobsAreErrorsNotExceptions) {
   bad = to_json(sample_job());
   bad["inputs"][0]["shape"] = {-1, 4};
   EXPECT_FALSE(job_from_json(bad).has_value());
+}
+
+// The protocol's numbers and names are checked by the one field reader (util/field_reader.hpp):
+// an int that would wrap, an unknown operator or baseline, a seed that is no 64-bit number.
+TEST(WorkerJob, WrappedNumbersAndUnknownNamesAreRefusedWithTheirField) {
+  auto error_of = [](const nlohmann::json& j) {
+    auto job = job_from_json(j);
+    return job.has_value() ? std::string("(parsed)") : job.error().message;
+  };
+  nlohmann::json bad = to_json(sample_job());
+  bad["trials"] = 4294967297LL;  // get<int> would make it 1
+  EXPECT_EQ(error_of(bad),
+            "worker job: trials: expected an integer from -2147483648 to 2147483647 (got "
+            "4294967297)");
+  bad = to_json(sample_job());
+  bad["op_type"] = "conv2d";
+  EXPECT_EQ(error_of(bad), "worker job: op_type: unknown 'conv2d'");
+  bad = to_json(sample_job());
+  bad["baseline"] = "cublas";
+  EXPECT_EQ(error_of(bad), "worker job: baseline: unknown 'cublas'");
+  bad = to_json(sample_job());
+  bad["seed"] = "18446744073709551616";  // 2^64
+  EXPECT_THAT(error_of(bad), ::testing::HasSubstr("worker job: seed: expected a 64-bit"));
+  bad = to_json(sample_job());
+  bad["inputs"][0]["dtype"] = "float128";
+  EXPECT_EQ(error_of(bad), "worker job: inputs[0].dtype: unknown 'float128'");
+  bad = to_json(sample_job());
+  bad["device_memory_limit_bytes"] = -1;
+  EXPECT_EQ(error_of(bad),
+            "worker job: device_memory_limit_bytes: expected a non-negative integer (got -1)");
+
+  nlohmann::json good = to_json(sample_job());
+  good["seed"] = "18446744073709551615";
+  auto job = job_from_json(good);
+  ASSERT_TRUE(job.has_value()) << job.error().message;
+  EXPECT_EQ(job->seed, 18446744073709551615ull);
+  EXPECT_EQ(job->op_type, ptxbench::task::OpType::kGemm);
+  EXPECT_EQ(to_json(*job).at("op_type"), "gemm");
+  EXPECT_EQ(to_json(*job).at("baseline"), "cublaslt.gemm_bf16_nt");
 }
 
 TEST(WorkerJob, EveryStageRequestRoundTrips) {
@@ -105,7 +176,8 @@ TEST(WorkerJob, MalformedRequestsAreClearErrors) {
   EXPECT_NE(message(bad).find("settings"), std::string::npos) << message(bad);
   bad = to_json(sample_job());
   bad["request"]["settings"]["max_samples"] = "many";
-  EXPECT_NE(message(bad).find("max_samples: wrong type"), std::string::npos) << message(bad);
+  EXPECT_NE(message(bad).find("max_samples: expected an integer"), std::string::npos)
+      << message(bad);
   bad = to_json(sample_job());
   bad["request"]["settings"].erase("min_samples");
   EXPECT_NE(message(bad).find("min_samples: missing"), std::string::npos) << message(bad);

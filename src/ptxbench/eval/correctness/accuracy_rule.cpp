@@ -24,11 +24,6 @@ AggregateFigure figure(double candidate, double library, double floor) {
       .candidate = candidate, .library = library, .budget = kLibraryErrorFactor * library + floor};
 }
 
-double ratio(const AggregateFigure& f) {
-  if (f.budget > 0) return f.candidate / f.budget;
-  return f.candidate > 0 ? INFINITY : 0.0;
-}
-
 // P(X >= lost) for X ~ Binomial(lost + won, 1/2): the chance that an implementation exactly as
 // accurate as the library loses at least `lost` of the duels that one of the two lost. Exact
 // (log-space terms) up to 2000 duels, the normal approximation with continuity correction above.
@@ -80,10 +75,6 @@ double output_resolution(task::DType dtype) {
       return 0.0;
   }
   return 0.0;
-}
-
-double AccuracyFigures::worst_ratio() const {
-  return std::max({ratio(max_abs), ratio(mean_abs), ratio(relative_frobenius)});
 }
 
 AccuracyFigures judge_accuracy(const AccuracyTotals& t, task::DType dtype) {

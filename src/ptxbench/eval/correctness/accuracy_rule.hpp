@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "ptxbench/eval/accuracy_figures.hpp"
 #include "ptxbench/eval/correctness/accuracy_totals.hpp"
 #include "ptxbench/task/task.hpp"
 
@@ -32,28 +33,9 @@ std::int64_t duels_lost_allowance(std::int64_t library_duels_lost);
 // reference's, itself fp32) is far above 2^-24. Integers: 0.
 double output_resolution(task::DType dtype);
 
-struct AggregateFigure {
-  double candidate = 0;  // the candidate's error against the high-precision reference
-  double library = 0;    // the library's error against the same reference
-  double budget = 0;     // k · library + the output's resolution at the reference's scale
-  bool within() const { return candidate <= budget; }
-};
-
-struct AccuracyFigures {
-  AggregateFigure max_abs;
-  AggregateFigure mean_abs;
-  AggregateFigure relative_frobenius;  // ‖x − r‖₂ / ‖r‖₂
-  std::int64_t candidate_duels_lost = 0;
-  std::int64_t library_duels_lost = 0;
-  std::int64_t allowed_duels_lost = 0;  // duels_lost_allowance(library_duels_lost)
-  std::int64_t first_lost_index = -1;
-  std::int64_t candidate_non_finite = 0;
-  std::int64_t compared = 0;
-  bool passed = false;
-
-  // The largest candidate/budget ratio of the aggregates: which of two trials was worse.
-  double worst_ratio() const;
-};
+// The figures are part of the record (eval/accuracy_figures.hpp), which sits above this folder.
+using eval::AccuracyFigures;
+using eval::AggregateFigure;
 
 AccuracyFigures judge_accuracy(const AccuracyTotals& totals, task::DType dtype);
 

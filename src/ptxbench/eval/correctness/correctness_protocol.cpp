@@ -11,6 +11,7 @@ using nlohmann::json;
 using worker::optional_or;
 using worker::ProtocolError;
 using worker::read_array;
+using worker::read_member;
 using worker::required;
 
 // Seeds travel as strings: JSON readers may round integers above 2^53.
@@ -118,7 +119,9 @@ json to_json(const JudgeReply& reply) {
     jobs.push_back(json{
         {"workload", job.workload}, {"baseline", job.baseline}, {"trials", std::move(trials)}});
   }
-  return json{{"jobs", std::move(jobs)}};
+  return json{{"jobs", std::move(jobs)},
+              {"reference_cache",
+               {{"hits", reply.reference_cache.hits}, {"misses", reply.reference_cache.misses}}}};
 }
 
 util::Expected<JudgeReply> judge_reply_from_json(const json& body) {
@@ -129,6 +132,12 @@ util::Expected<JudgeReply> judge_reply_from_json(const json& body) {
                       .baseline = optional_or(j, "baseline", std::string()),
                       .trials = read_array(j, "trials", judge_trial_from)};
     });
+    if (body.contains("reference_cache")) {
+      reply.reference_cache = read_member(body, "reference_cache", [](const json& r) {
+        return ReferenceCacheCounts{.hits = optional_or(r, "hits", std::uint64_t{0}),
+                                    .misses = optional_or(r, "misses", std::uint64_t{0})};
+      });
+    }
     return reply;
   });
 }

@@ -60,8 +60,16 @@ struct JudgeJob {
   std::vector<JudgeTrial> trials;
 };
 
+// Trials whose reference outputs came from the reference cache, and those computed (and
+// offered to it); both zero when the cache is off.
+struct ReferenceCacheCounts {
+  std::uint64_t hits = 0;
+  std::uint64_t misses = 0;
+};
+
 struct JudgeReply {
   std::vector<JudgeJob> jobs;
+  ReferenceCacheCounts reference_cache;
 };
 
 nlohmann::json to_json(const CandidateReply& reply);

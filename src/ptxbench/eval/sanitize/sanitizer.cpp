@@ -178,9 +178,9 @@ std::vector<std::string> kernels_not_from_harness(const std::vector<std::string>
   return charged;
 }
 
-std::string harness_kernel_substring(std::string_view op_type,
+std::string harness_kernel_substring(task::OpType op_type,
                                      const std::vector<std::string>& candidate_kernels) {
-  if (op_type != "mha_bwd") return "";
+  if (op_type != task::OpType::kMhaBwd) return "";
   const std::string substring = "cudnn_generated";
   for (const auto& kernel : candidate_kernels) {
     if (kernel.find(substring) != std::string::npos) return "";

@@ -133,9 +133,10 @@ std::vector<std::string> kernels_not_from_harness(const std::vector<std::string>
                                                   std::string_view harness_kernel_substring);
 
 // The substring that names the kernels the harness launches before run() for `op_type` (cuDNN's
-// generated kernels for "mha_bwd", whose inputs O and LSE come from the forward pass), unless a
-// candidate kernel carries it too (then nothing is excused). Empty when the harness launches none.
-std::string harness_kernel_substring(std::string_view op_type,
+// generated kernels for the attention backward, whose inputs O and LSE come from the forward pass),
+// unless a candidate kernel carries it too (then nothing is excused). Empty when the harness
+// launches none.
+std::string harness_kernel_substring(task::OpType op_type,
                                      const std::vector<std::string>& candidate_kernels);
 
 // Runs the tools one after another; stops after the first that reports errors.

@@ -1,6 +1,7 @@
 // `ptxbench-worker info` (trusted, runs no candidate): the GPU, driver and libraries, for
-// WorkerGpuStages::available(), the speed of light and the record's toolchain. This file is the
-// one place its reply is written and read.
+// WorkerGpuStages::available(), the speed of light and the record's toolchain. One type for the
+// device's description: the worker fills it (gpu/device_info.hpp) and the trusted side reads it
+// back; this file is the one place it is written and read as JSON.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -22,7 +23,9 @@ struct InfoReply {
   std::int64_t memory_bytes = 0;
   std::int64_t free_memory_bytes = 0;
   int max_sm_clock_mhz = 0;
-  std::string fingerprint;                       // what determines a baseline's algorithm choice
+  // Everything that determines a baseline's algorithm choice, as one string (name, compute
+  // capability, SMs, driver, CUDA, cuBLASLt and cuDNN versions): part of every baseline cache key.
+  std::string fingerprint;
   std::map<std::string, std::string> toolchain;  // for the record: gpu, driver, libraries
 };
 

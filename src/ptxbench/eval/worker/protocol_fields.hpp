@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ptxbench/util/expected.hpp"
+#include "ptxbench/util/field_reader.hpp"
 
 namespace ptxbench::eval::worker {
 
@@ -22,9 +23,13 @@ class ProtocolError : public std::runtime_error {
 // The member `key` of `object`; throws when `object` is no object or has no such member.
 const nlohmann::json& member(const nlohmann::json& object, std::string_view key);
 
+// A scalar is checked by util::value_problem (an int that would wrap, a negative size, a
+// non-finite double); anything else by get<T>().
 template <class T>
 T required(const nlohmann::json& object, std::string_view key) {
   const nlohmann::json& value = member(object, key);
+  if (auto problem = util::value_problem<T>(value))
+    throw ProtocolError(std::string(key) + ": " + *problem);
   try {
     return value.get<T>();
   } catch (const nlohmann::json::exception&) {

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "ptxbench/eval/worker/protocol_fields.hpp"
+
 namespace ptxbench::eval::worker {
 namespace {
 
@@ -33,27 +35,26 @@ nlohmann::json to_json(const StageRequest& request) {
 }
 
 util::Expected<StageRequest> stage_request_from_json(const nlohmann::json& json) {
-  if (!json.is_object()) return util::make_error("request: not an object");
-  const auto mode = json.find("mode");
-  const auto settings = json.find("settings");
-  if (mode == json.end() || !mode->is_string()) return util::make_error("request: mode: missing");
-  if (settings == json.end() || !settings->is_object()) {
-    return util::make_error("request: settings: missing or not an object");
-  }
-  const std::string name = mode->get<std::string>();
-  if (name == "candidate") return StageRequest(correctness::CandidateRequest{});
-  if (name == "judge") return StageRequest(correctness::JudgeRequest{});
-  if (name == "probe") {
-    auto probe = probe_request_from_json(*settings);
+  auto mode = parse_protocol("request", [&] {
+    auto name = required<std::string>(json, "mode");
+    if (!member(json, "settings").is_object()) throw ProtocolError("settings: not an object");
+    return name;
+  });
+  if (!mode) return mode.error();
+  const nlohmann::json& settings = json.at("settings");
+  if (*mode == "candidate") return StageRequest(correctness::CandidateRequest{});
+  if (*mode == "judge") return StageRequest(correctness::JudgeRequest{});
+  if (*mode == "probe") {
+    auto probe = probe_request_from_json(settings);
     if (!probe) return probe.error();
     return StageRequest(std::move(*probe));
   }
-  if (name == "time") {
-    auto time = timing::timing_request_from_json(*settings);
+  if (*mode == "time") {
+    auto time = timing::timing_request_from_json(settings);
     if (!time) return time.error();
     return StageRequest(std::move(*time));
   }
-  return util::make_error("request: mode: unknown mode '" + name + "'");
+  return util::make_error("request: mode: unknown mode '" + *mode + "'");
 }
 
 }  // namespace ptxbench::eval::worker

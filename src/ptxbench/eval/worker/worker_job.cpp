@@ -1,5 +1,10 @@
 #include "ptxbench/eval/worker/worker_job.hpp"
 
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "ptxbench/eval/worker/protocol_fields.hpp"
 #include "ptxbench/util/hash.hpp"
 
 namespace ptxbench::eval::worker {
@@ -14,28 +19,25 @@ json tensor_to_json(const TensorDesc& t) {
               {"axes", t.axes}};
 }
 
-util::Expected<TensorDesc> tensor_from_json(const json& j) {
-  TensorDesc t;
-  t.name = j.at("name").get<std::string>();
-  auto dtype = task::parse_dtype(j.at("dtype").get<std::string>());
-  if (!dtype) return util::make_error("tensor " + t.name + ": unknown dtype");
-  t.dtype = *dtype;
-  t.shape = j.at("shape").get<std::vector<std::int64_t>>();
-  t.axes = j.value("axes", std::vector<std::string>{});
-  for (auto extent : t.shape) {
-    if (extent < 0) return util::make_error("tensor " + t.name + ": negative extent");
-  }
-  return t;
+// A name read with `parse` (parse_op_type, parse_dtype, ...); an unknown one is a ProtocolError.
+template <class Parse>
+auto named(const json& object, std::string_view key, Parse&& parse) {
+  const auto name = required<std::string>(object, key);
+  auto value = parse(name);
+  if (!value) throw ProtocolError(fmt::format("{}: unknown '{}'", key, name));
+  return *value;
 }
 
-util::Expected<std::vector<TensorDesc>> tensors_from_json(const json& j) {
-  std::vector<TensorDesc> out;
-  for (const auto& item : j) {
-    auto t = tensor_from_json(item);
-    if (!t) return t.error();
-    out.push_back(std::move(t.value()));
+TensorDesc tensor_from_json(const json& j) {
+  TensorDesc t;
+  t.name = required<std::string>(j, "name");
+  t.dtype = named(j, "dtype", task::parse_dtype);
+  t.shape = required<std::vector<std::int64_t>>(j, "shape");
+  t.axes = optional_or(j, "axes", std::vector<std::string>{});
+  for (auto extent : t.shape) {
+    if (extent < 0) throw ProtocolError("shape: negative extent");
   }
-  return out;
+  return t;
 }
 
 }  // namespace
@@ -81,8 +83,8 @@ nlohmann::json to_json(const WorkerJob& job) {
   for (const auto& t : job.outputs) outputs.push_back(tensor_to_json(t));
   return json{
       {"task", job.task},
-      {"op_type", job.op_type},
-      {"baseline", job.baseline},
+      {"op_type", task::to_string(job.op_type)},
+      {"baseline", task::to_string(job.baseline)},
       {"parameters", job.parameters},
       {"inputs", inputs},
       {"outputs", outputs},
@@ -100,6 +102,7 @@ nlohmann::json to_json(const WorkerJob& job) {
       {"candidate_kernels", job.candidate_kernels},
       {"device_memory_limit_bytes", job.device_memory_limit_bytes},
       {"cache_dir", job.cache_dir.string()},
+      {"reference_cache", reference_cache::to_json(job.reference_cache)},
       {"limits",
        {{"call_timeout_ms", job.limits.call_timeout.count()},
         {"host_memory_budget_bytes", job.limits.host_memory_budget_bytes}}},
@@ -108,52 +111,62 @@ nlohmann::json to_json(const WorkerJob& job) {
 }
 
 util::Expected<WorkerJob> job_from_json(const nlohmann::json& j) {
-  try {
+  auto parsed = parse_protocol("worker job", [&] {
     WorkerJob job;
-    job.task = j.value("task", "");
-    job.op_type = j.at("op_type").get<std::string>();
-    job.baseline = j.value("baseline", "");
-    job.parameters = j.value("parameters", std::map<std::string, double>{});
-    auto inputs = tensors_from_json(j.at("inputs"));
-    if (!inputs) return inputs.error();
-    auto outputs = tensors_from_json(j.at("outputs"));
-    if (!outputs) return outputs.error();
-    job.inputs = std::move(inputs.value());
-    job.outputs = std::move(outputs.value());
-    job.workload = j.value("workload", "");
-    auto distribution = task::parse_distribution(j.value("distribution", "normal"));
-    if (!distribution) return util::make_error("unknown distribution");
-    job.distribution = *distribution;
-    job.seed = std::stoull(j.value("seed", std::string("0")));
-    job.trials = j.value("trials", 3);
+    job.task = optional_or(j, "task", std::string());
+    job.op_type = named(j, "op_type", task::parse_op_type);
+    job.baseline = named(j, "baseline", task::parse_baseline);
+    job.parameters = optional_or(j, "parameters", std::map<std::string, double>{});
+    job.inputs = read_array(j, "inputs", tensor_from_json);
+    job.outputs = read_array(j, "outputs", tensor_from_json);
+    job.workload = optional_or(j, "workload", std::string());
+    if (j.contains("distribution"))
+      job.distribution = named(j, "distribution", task::parse_distribution);
+    // A string: JSON readers may round integers above 2^53.
+    const auto seed = optional_or(j, "seed", std::string("0"));
+    const char* end = seed.data() + seed.size();
+    if (auto [at, error] = std::from_chars(seed.data(), end, job.seed);
+        seed.empty() || error != std::errc() || at != end)
+      throw ProtocolError(
+          fmt::format("seed: expected a 64-bit whole number as a string ({})", seed));
+    job.trials = optional_or(j, "trials", 3);
+    if (job.trials < 1) throw ProtocolError("trials: must be >= 1");
     if (j.contains("tolerance")) {
-      const auto& t = j.at("tolerance");
-      job.tolerance.atol = t.value("atol", job.tolerance.atol);
-      job.tolerance.rtol = t.value("rtol", job.tolerance.rtol);
-      job.tolerance.required_matched_ratio =
-          t.value("required_matched_ratio", job.tolerance.required_matched_ratio);
+      read_member(j, "tolerance", [&](const json& t) {
+        job.tolerance.atol = optional_or(t, "atol", job.tolerance.atol);
+        job.tolerance.rtol = optional_or(t, "rtol", job.tolerance.rtol);
+        job.tolerance.required_matched_ratio =
+            optional_or(t, "required_matched_ratio", job.tolerance.required_matched_ratio);
+        return 0;
+      });
     }
-    job.library = j.value("library", "");
-    job.exchange_dir = j.value("exchange_dir", "");
-    job.candidate_kernels = j.value("candidate_kernels", std::vector<std::string>{});
-    job.device_memory_limit_bytes = j.value("device_memory_limit_bytes", std::uint64_t{0});
-    job.cache_dir = j.value("cache_dir", "");
+    job.library = optional_or(j, "library", std::string());
+    job.exchange_dir = optional_or(j, "exchange_dir", std::string());
+    job.candidate_kernels = optional_or(j, "candidate_kernels", std::vector<std::string>{});
+    job.device_memory_limit_bytes = optional_or(j, "device_memory_limit_bytes", std::uint64_t{0});
+    job.cache_dir = optional_or(j, "cache_dir", std::string());
+    if (j.contains("reference_cache")) {
+      job.reference_cache = read_member(j, "reference_cache", [](const json& r) {
+        return reference_cache::reference_cache_request_from_json(r);
+      });
+    }
     if (j.contains("limits")) {
-      const auto& l = j.at("limits");
-      job.limits.call_timeout = std::chrono::milliseconds(
-          l.value("call_timeout_ms", std::int64_t{job.limits.call_timeout.count()}));
-      job.limits.host_memory_budget_bytes =
-          l.value("host_memory_budget_bytes", job.limits.host_memory_budget_bytes);
+      read_member(j, "limits", [&](const json& l) {
+        job.limits.call_timeout = std::chrono::milliseconds(
+            optional_or(l, "call_timeout_ms", std::int64_t{job.limits.call_timeout.count()}));
+        job.limits.host_memory_budget_bytes =
+            optional_or(l, "host_memory_budget_bytes", job.limits.host_memory_budget_bytes);
+        return 0;
+      });
     }
-    if (!j.contains("request")) return util::make_error("worker job: request: missing");
-    auto request = stage_request_from_json(j.at("request"));
-    if (!request) return util::make_error("worker job: " + request.error().message);
-    job.request = std::move(*request);
-    if (job.trials < 1) return util::make_error("trials must be >= 1");
+    member(j, "request");
     return job;
-  } catch (const std::exception& e) {
-    return util::make_error(std::string("malformed worker job: ") + e.what());
-  }
+  });
+  if (!parsed) return parsed.error();
+  auto request = stage_request_from_json(j.at("request"));
+  if (!request) return util::make_error("worker job: " + request.error().message);
+  parsed->request = std::move(*request);
+  return parsed;
 }
 
 util::Expected<WorkerJob> parse_job(std::string_view text) {

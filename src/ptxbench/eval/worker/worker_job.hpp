@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ptxbench/eval/reference_cache/reference_store.hpp"
 #include "ptxbench/eval/worker/stage_request.hpp"
 #include "ptxbench/task/task.hpp"
 #include "ptxbench/util/expected.hpp"
@@ -37,9 +38,9 @@ struct CallLimits {
 };
 
 struct WorkerJob {
-  std::string task;                          // task name, for messages
-  std::string op_type;                       // "gemm", "mha_fwd_lse", "mha_bwd"
-  std::string baseline;                      // "cublaslt.gemm_bf16_nt", "cudnn.sdpa_fwd", ...
+  std::string task;  // task name, for messages
+  task::OpType op_type = task::OpType::kGemm;
+  task::Baseline baseline = task::Baseline::kCublasLtGemmBf16Nt;
   std::map<std::string, double> parameters;  // op constants: causal, scale, ...
   std::vector<TensorDesc> inputs;            // ABI order: run(inputs..., outputs...)
   std::vector<TensorDesc> outputs;
@@ -53,6 +54,8 @@ struct WorkerJob {
   std::vector<std::string> candidate_kernels;   // kernels of the candidate's cubin (mangled)
   std::uint64_t device_memory_limit_bytes = 0;  // 0: no limit beyond the GPU's
   std::filesystem::path cache_dir;              // baseline algorithm cache (empty: none)
+  // The judge's reference cache (trusted mode `judge` only; no dir: off).
+  reference_cache::ReferenceCacheRequest reference_cache;
   CallLimits limits;
   StageRequest request;  // which mode serves the job, with that stage's settings
 };

@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "ptxbench/eval/worker/protocol_fields.hpp"
+
 namespace ptxbench::eval::worker {
 namespace {
 
@@ -53,17 +55,17 @@ util::Expected<WorkerReply> parse_reply(std::string_view stdout_text) {
   if (body.is_discarded() || !body.is_object()) {
     return util::make_error("the worker's reply is not a JSON object");
   }
-  auto status_text = body.find("status");
-  if (status_text == body.end() || !status_text->is_string()) {
-    return util::make_error("the worker's reply has no status");
-  }
-  auto status = parse_reply_status(status_text->get<std::string>());
-  if (!status) return util::make_error("the worker's reply has an unknown status");
-  WorkerReply reply;
-  reply.status = *status;
-  if (auto m = body.find("message"); m != body.end() && m->is_string()) {
-    reply.message = m->get<std::string>();
-  }
+  auto read = parse_protocol("the worker's reply", [&] {
+    WorkerReply reply;
+    const auto status = required<std::string>(body, "status");
+    auto parsed = parse_reply_status(status);
+    if (!parsed) throw ProtocolError("status: unknown '" + status + "'");
+    reply.status = *parsed;
+    reply.message = optional_or(body, "message", std::string());
+    return reply;
+  });
+  if (!read) return read.error();
+  WorkerReply reply = std::move(*read);
   reply.body = std::move(body);
   return reply;
 }

@@ -16,10 +16,7 @@ using agent::Trajectory;
 using agent::TrajectoryMessage;
 
 std::optional<int> turn_of(const TrajectoryMessage& message) {
-  if (!message.extra.is_object()) return std::nullopt;
-  const auto found = message.extra.find("turn");
-  if (found == message.extra.end() || !found->is_number_integer()) return std::nullopt;
-  return found->get<int>();
+  return message.turn;
 }
 
 const TrajectoryMessage* find_message(const Trajectory& t, std::string_view role, int turn) {

@@ -32,7 +32,7 @@ TEST(GemmReference, MatchesDoublePrecisionOnTheCpu) {
   PTXBENCH_CORRECTNESS_REQUIRE_GPU();
   const std::int64_t m = 70, n = 130, k = 100;
   worker::WorkerJob job;
-  job.op_type = "gemm";
+  job.op_type = ptxbench::task::OpType::kGemm;
   job.inputs = {tensor("A", task::DType::kBFloat16, {m, k}),
                 tensor("B", task::DType::kBFloat16, {n, k})};
   job.outputs = {tensor("C", task::DType::kBFloat16, {m, n})};
@@ -65,7 +65,7 @@ class AttentionReference : public ::testing::TestWithParam<AttentionCase> {};
 worker::WorkerJob attention_job(bool backward, int heads, int length, int dim, bool causal) {
   std::vector<std::int64_t> bhsd{1, heads, length, dim}, bhs{1, heads, length};
   worker::WorkerJob job;
-  job.op_type = backward ? "mha_bwd" : "mha_fwd_lse";
+  job.op_type = backward ? ptxbench::task::OpType::kMhaBwd : ptxbench::task::OpType::kMhaFwdLse;
   job.parameters = {{"causal", causal ? 1.0 : 0.0}, {"scale", 1.0 / std::sqrt(double(dim))}};
   auto b16 = [&](const char* name) { return tensor(name, task::DType::kBFloat16, bhsd); };
   if (backward) {

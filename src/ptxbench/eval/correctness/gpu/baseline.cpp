@@ -1,5 +1,7 @@
 #include "ptxbench/eval/correctness/gpu/baseline.hpp"
 
+#include <fmt/format.h>
+
 #include "ptxbench/eval/correctness/gpu/cublaslt_gemm.hpp"
 #include "ptxbench/eval/correctness/gpu/cudnn_sdpa.hpp"
 
@@ -8,15 +10,20 @@ namespace ptxbench::eval::gpu {
 void Baseline::derive_inputs(std::span<DeviceTensor> /*inputs*/, cudaStream_t /*stream*/) {}
 
 bool operator_derives_inputs(const worker::WorkerJob& job) {
-  return job.op_type == "mha_bwd";
+  return job.op_type == task::OpType::kMhaBwd;
 }
 
 util::Expected<std::unique_ptr<Baseline>> make_baseline(const worker::WorkerJob& job,
                                                         cudaStream_t stream) {
-  if (job.baseline == "cublaslt.gemm_bf16_nt") return make_cublaslt_gemm(job, stream);
-  if (job.baseline == "cudnn.sdpa_fwd") return make_cudnn_sdpa_forward(job, stream);
-  if (job.baseline == "cudnn.sdpa_bwd") return make_cudnn_sdpa_backward(job, stream);
-  return util::make_error("no baseline named '" + job.baseline + "'");
+  switch (job.baseline) {
+    case task::Baseline::kCublasLtGemmBf16Nt:
+      return make_cublaslt_gemm(job, stream);
+    case task::Baseline::kCudnnSdpaFwd:
+      return make_cudnn_sdpa_forward(job, stream);
+    case task::Baseline::kCudnnSdpaBwd:
+      return make_cudnn_sdpa_backward(job, stream);
+  }
+  return util::make_error(fmt::format("no baseline named '{}'", job.baseline));
 }
 
 }  // namespace ptxbench::eval::gpu

@@ -116,7 +116,7 @@ class CublasLtGemm final : public Baseline {
 
   std::string cache_key() const {
     return fmt::format("{}|cublasLt.gemm_bf16_nt|M={} N={} K={}|workspace={}",
-                       query_device_info().fingerprint(), shape_.m, shape_.n, shape_.k,
+                       query_device_info().fingerprint, shape_.m, shape_.n, shape_.k,
                        kWorkspaceBytes);
   }
 

@@ -230,7 +230,7 @@ class SdpaPlan {
 
 std::string cache_key(const char* direction, const AttentionShape& s) {
   return fmt::format("{}|cudnn.sdpa_{}|B={} Hq={} Hkv={} Sq={} Skv={} D={} causal={} scale={:.9g}",
-                     query_device_info().fingerprint(), direction, s.batch, s.q_heads, s.kv_heads,
+                     query_device_info().fingerprint, direction, s.batch, s.q_heads, s.kv_heads,
                      s.q_len, s.kv_len, s.head_dim, s.causal, s.scale);
 }
 

@@ -1,5 +1,7 @@
 #include "ptxbench/eval/correctness/gpu/precise_reference.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "ptxbench/eval/correctness/gpu/accuracy_reduction.hpp"
@@ -78,21 +80,21 @@ const T* data_of(const eval::gpu::DeviceTensor& tensor) {
 
 util::Expected<std::string> precise_reference_name(const worker::WorkerJob& job) {
   if (!outputs_reducible(job)) return util::make_error("no high-precision reference: output dtype");
-  if (job.op_type == "gemm") {
+  if (job.op_type == task::OpType::kGemm) {
     if (job.inputs.size() != 2 || job.outputs.size() != 1 || !all_bf16(job.inputs, 2) ||
         job.inputs[0].shape.size() != 2 || job.inputs[1].shape.size() != 2) {
       return util::make_error("gemm reference: needs bf16 A[M,K], B[N,K] and one output");
     }
     return std::string("GEMM with exact bf16 products summed in fp64");
   }
-  if (job.op_type == "mha_fwd_lse" || job.op_type == "mha_bwd") {
-    bool backward = job.op_type == "mha_bwd";
+  if (task::is_attention(job.op_type)) {
+    bool backward = job.op_type == task::OpType::kMhaBwd;
     auto dims = attention_dims(job, backward);
     if (!dims) return dims.error();
     return std::string(backward ? "fp32 tiled attention backward"
                                 : "fp32 tiled attention forward (online softmax)");
   }
-  return util::make_error("no high-precision reference for op_type " + job.op_type);
+  return util::make_error(fmt::format("no high-precision reference for op_type {}", job.op_type));
 }
 
 util::Expected<std::vector<DeviceBuffer>> compute_precise_reference(
@@ -104,11 +106,11 @@ util::Expected<std::vector<DeviceBuffer>> compute_precise_reference(
   auto outputs = fp32_outputs(job);
   if (!outputs) return outputs.error();
   std::vector<DeviceBuffer>& out = outputs.value();
-  if (job.op_type == "gemm") {
+  if (job.op_type == task::OpType::kGemm) {
     gemm_reference(data_of<__nv_bfloat16>(inputs[0]), data_of<__nv_bfloat16>(inputs[1]),
                    out[0].as<float>(), job.inputs[0].shape[0], job.inputs[1].shape[0],
                    job.inputs[0].shape[1], stream);
-  } else if (job.op_type == "mha_fwd_lse") {
+  } else if (job.op_type == task::OpType::kMhaFwdLse) {
     AttentionDims dims = attention_dims(job, false).value();
     attention_forward_reference(
         data_of<__nv_bfloat16>(inputs[0]), data_of<__nv_bfloat16>(inputs[1]),

@@ -17,6 +17,11 @@ TrialAccuracy::TrialAccuracy(const worker::WorkerJob& job,
   }
 }
 
+TrialAccuracy::TrialAccuracy(const worker::WorkerJob& job,
+                             std::vector<eval::gpu::DeviceBuffer> reference,
+                             std::string unavailable)
+    : job_(job), reference_(std::move(reference)), unavailable_(std::move(unavailable)) {}
+
 void TrialAccuracy::add_to(JudgedOutput& record, std::size_t index, const void* candidate,
                            const eval::gpu::DeviceTensor& library, cudaStream_t stream) const {
   if (index >= reference_.size()) {

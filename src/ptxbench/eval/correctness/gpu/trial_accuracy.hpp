@@ -20,6 +20,13 @@ class TrialAccuracy {
   // Runs the reference (stream-ordered); a job without one, or no memory for it, is recorded.
   TrialAccuracy(const worker::WorkerJob& job, std::span<const eval::gpu::DeviceTensor> inputs,
                 cudaStream_t stream);
+  // The reference (or why there is none) found in the reference cache.
+  TrialAccuracy(const worker::WorkerJob& job, std::vector<eval::gpu::DeviceBuffer> reference,
+                std::string unavailable);
+
+  // The fp32 reference per output (empty when unavailable), and why it is unavailable.
+  const std::vector<eval::gpu::DeviceBuffer>& reference() const { return reference_; }
+  const std::string& unavailable() const { return unavailable_; }
 
   // Adds the figures of output `index` to `record`; waits for the stream.
   void add_to(JudgedOutput& record, std::size_t index, const void* candidate,

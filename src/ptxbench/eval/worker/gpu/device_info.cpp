@@ -23,25 +23,8 @@ std::string uuid_text(const cudaUUID_t& uuid) {
 
 }  // namespace
 
-std::string DeviceInfo::fingerprint() const {
-  return fmt::format("{}|sm_{}{}|{}sms|driver {}|cuda {}|cublasLt {}|cudnn {}", name, cc_major,
-                     cc_minor, sm_count, driver, cuda_driver_version, cublaslt_version,
-                     cudnn_version);
-}
-
-std::map<std::string, std::string> DeviceInfo::as_toolchain() const {
-  return {{"gpu", name},
-          {"gpu_uuid", uuid},
-          {"compute_capability", fmt::format("{}.{}", cc_major, cc_minor)},
-          {"driver", driver},
-          {"cuda_driver", std::to_string(cuda_driver_version)},
-          {"cuda_runtime", std::to_string(cuda_runtime_version)},
-          {"cublasLt", std::to_string(cublaslt_version)},
-          {"cudnn", std::to_string(cudnn_version)}};
-}
-
-DeviceInfo query_device_info() {
-  DeviceInfo info;
+worker::InfoReply query_device_info() {
+  worker::InfoReply info;
   PTXBENCH_CUDA_CHECK(cudaGetDevice(&info.device));
   cudaDeviceProp prop{};
   PTXBENCH_CUDA_CHECK(cudaGetDeviceProperties(&prop, info.device));
@@ -58,12 +41,25 @@ DeviceInfo query_device_info() {
   std::size_t free_bytes = 0, total_bytes = 0;
   PTXBENCH_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   info.free_memory_bytes = static_cast<std::int64_t>(free_bytes);
-  PTXBENCH_CUDA_CHECK(cudaDriverGetVersion(&info.cuda_driver_version));
-  PTXBENCH_CUDA_CHECK(cudaRuntimeGetVersion(&info.cuda_runtime_version));
-  info.cublaslt_version = cublasLtGetVersion();
-  info.cudnn_version = cudnnGetVersion();
+  int cuda_driver_version = 0, cuda_runtime_version = 0;
+  PTXBENCH_CUDA_CHECK(cudaDriverGetVersion(&cuda_driver_version));
+  PTXBENCH_CUDA_CHECK(cudaRuntimeGetVersion(&cuda_runtime_version));
+  const std::size_t cublaslt_version = cublasLtGetVersion();
+  const std::size_t cudnn_version = cudnnGetVersion();
   NvmlDevice nvml(info.device);
-  info.driver = nvml.driver_version().value_or(std::to_string(info.cuda_driver_version));
+  // "580.159.04" (NVML), else the CUDA driver API version.
+  const std::string driver = nvml.driver_version().value_or(std::to_string(cuda_driver_version));
+  info.fingerprint = fmt::format("{}|sm_{}{}|{}sms|driver {}|cuda {}|cublasLt {}|cudnn {}",
+                                 info.name, info.cc_major, info.cc_minor, info.sm_count, driver,
+                                 cuda_driver_version, cublaslt_version, cudnn_version);
+  info.toolchain = {{"gpu", info.name},
+                    {"gpu_uuid", info.uuid},
+                    {"compute_capability", fmt::format("{}.{}", info.cc_major, info.cc_minor)},
+                    {"driver", driver},
+                    {"cuda_driver", std::to_string(cuda_driver_version)},
+                    {"cuda_runtime", std::to_string(cuda_runtime_version)},
+                    {"cublasLt", std::to_string(cublaslt_version)},
+                    {"cudnn", std::to_string(cudnn_version)}};
   return info;
 }
 

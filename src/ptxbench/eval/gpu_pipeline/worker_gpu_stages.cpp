@@ -1,4 +1,4 @@
-#include "ptxbench/eval/worker/worker_gpu_stages.hpp"
+#include "ptxbench/eval/gpu_pipeline/worker_gpu_stages.hpp"
 #include "ptxbench/util/timestamps.hpp"
 
 #include <fmt/format.h>
@@ -14,12 +14,16 @@
 #include "ptxbench/eval/proof/dynamic_sass.hpp"
 #include "ptxbench/eval/proof/ncu_counts.hpp"
 #include "ptxbench/eval/sanitize/sanitizer.hpp"
+#include "ptxbench/eval/task_fingerprint.hpp"
 #include "ptxbench/eval/timing/speed_of_light.hpp"
 #include "ptxbench/eval/timing/timing_judgement.hpp"
 #include "ptxbench/eval/worker/exchange.hpp"
 #include "ptxbench/task/unseen_workloads.hpp"
 
-namespace ptxbench::eval::worker {
+namespace ptxbench::eval::gpu_pipeline {
+// The stages' judgements and the worker protocol they speak are declared in eval::worker.
+using namespace ptxbench::eval::worker;  // NOLINT(google-build-using-namespace)
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -65,6 +69,10 @@ std::filesystem::path default_baseline_cache_dir() {
          "baselines";
 }
 
+std::filesystem::path default_reference_cache_dir() {
+  return default_baseline_cache_dir().parent_path() / "references";
+}
+
 // The stages of one candidate: each returns false when the chain stops there.
 struct WorkerGpuStages::Run {
   WorkerGpuStages& self;
@@ -75,6 +83,9 @@ struct WorkerGpuStages::Run {
   std::size_t shown = 0;        // how many of `jobs` are shown workloads
   std::size_t headline = 0;
   bool unproven = false;  // the proof fell short only for want of a measurement
+  // The judge's reference cache for this verdict (off: no dir) and what it answered.
+  reference_cache::ReferenceCacheRequest references;
+  correctness::ReferenceCacheCounts reference_counts;
 
   WorkerCall call(std::string mode, std::optional<std::string> stdin_text,
                   std::chrono::milliseconds timeout, Trust trust) const {
@@ -233,10 +244,15 @@ struct WorkerGpuStages::Run {
         return false;
       }
       std::vector<WorkerJob> judge_jobs = chunk_jobs_list;
-      for (auto& job : judge_jobs) job.request = correctness::JudgeRequest{};
+      for (auto& job : judge_jobs) {
+        job.request = correctness::JudgeRequest{};
+        job.reference_cache = references;
+      }
       WorkerCall judge_call =
           call("judge", format_jobs(judge_jobs), self.options_.judge_timeout, Trust::kTrusted);
       judge_call.write_paths.push_back(exchange.path());
+      // Only the trusted judge is shown the reference cache: no candidate process reads it.
+      if (references.enabled()) judge_call.write_paths.push_back(references.dir);
       WorkerOutcome judged = call_worker(*self.runner_, self.options_.worker, judge_call);
       if (!judged.ok()) {
         e.stage(Stage::kCorrectness).seconds = seconds_since(start);
@@ -250,6 +266,12 @@ struct WorkerGpuStages::Run {
         fail(Stage::kCorrectness, Verdict::kInternalError,
              !ran_reply ? ran_reply.error().message : judged_reply.error().message);
         return false;
+      }
+      reference_counts.hits += judged_reply->reference_cache.hits;
+      reference_counts.misses += judged_reply->reference_cache.misses;
+      if (references.enabled()) {
+        e.stage(Stage::kCorrectness).reference_cache =
+            CacheCounts{.hits = reference_counts.hits, .misses = reference_counts.misses};
       }
       CorrectnessJudgement judgement =
           judge_correctness(chunk_jobs_list, chunk_headline, *ran_reply, *judged_reply);
@@ -496,6 +518,12 @@ WorkerGpuStages::WorkerGpuStages(WorkerGpuStagesOptions options,
   std::error_code made;
   std::filesystem::create_directories(options_.cache_dir, made);
   cache_ready_ = !made;
+  if (!options_.reference_cache_dir.empty()) {
+    // The judge job names it absolutely ($PTXBENCH_CACHE_DIR may be relative).
+    options_.reference_cache_dir = std::filesystem::absolute(options_.reference_cache_dir, made);
+    if (!made) std::filesystem::create_directories(options_.reference_cache_dir, made);
+    references_ready_ = !made;
+  }
 }
 
 bool WorkerGpuStages::available(arch::Arch arch, std::string& why) {
@@ -530,6 +558,12 @@ bool WorkerGpuStages::available(arch::Arch arch, std::string& why) {
   return true;
 }
 
+std::string WorkerGpuStages::identity() {
+  // A worker that names no fingerprint (GPU, driver, CUDA, cuBLASLt, cuDNN) names nothing.
+  if (!info_reply_ || info_reply_->fingerprint.empty()) return {};
+  return info_reply_->fingerprint + "|" + std::to_string(info_reply_->memory_bytes) + " bytes";
+}
+
 WorkerJob WorkerGpuStages::configure(WorkerJob job, const CompiledCandidate& candidate) const {
   job.trials = options_.trials;
   job.library = candidate.shared_object;
@@ -561,14 +595,26 @@ void WorkerGpuStages::run(const task::Task& task, const CompiledCandidate& candi
     for (const auto& workload : task::unseen_workloads(task))
       run.jobs.push_back(configure(make_job(task, workload), candidate));
   }
-  const std::uint64_t seed =
-      options_.input_seed ? *options_.input_seed : correctness::draw_input_seed();
+  // The engine's front chose the seed (seeded_gpu_stages.hpp) where it set one.
+  const std::uint64_t seed = evaluation.input_seed ? *evaluation.input_seed
+                             : options_.input_seed ? *options_.input_seed
+                                                   : correctness::draw_input_seed();
   evaluation.input_seed = seed;
   for (auto& job : run.jobs) job.seed = correctness::workload_input_seed(job.seed, seed);
   for (std::size_t j = 0; j < task.workloads.size(); ++j) {
     if (task.workloads[j].headline) run.headline = j;
   }
+  // The cache keys a trial's outputs by the task, the GPU and its libraries (identity(): none
+  // named, no cache) beside the workload and the trial's seed.
+  const std::string gpu = identity();
+  if (references_ready_ && !gpu.empty()) {
+    run.references = reference_cache::ReferenceCacheRequest{
+        .dir = options_.reference_cache_dir, .task = task_fingerprint(task), .gpu = gpu};
+  }
   run.execute();
+  // The parent keeps the folder within its budget after each verdict (the judge only adds).
+  if (run.references.enabled())
+    reference_cache::evict_references(options_.reference_cache_dir, options_.reference_cache_bytes);
 }
 
-}  // namespace ptxbench::eval::worker
+}  // namespace ptxbench::eval::gpu_pipeline

@@ -1,18 +1,21 @@
-// The GpuStages of a real GPU: stages 5-8 of one candidate, each in ptxbench-worker processes.
-//   sanitize     compute-sanitizer around `worker candidate` on the smallest workload
-//   (sanitizer.hpp) correctness  `worker candidate` (untrusted: runs the candidate on every
-//   workload's trials and
+// The GpuStages of a real GPU: the judge's sequence of stages 5-8 of one candidate, each stage
+// in ptxbench-worker processes (worker/ is the process and protocol plumbing they use).
+//
+//  sanitize      compute-sanitizer around `worker candidate` on the smallest workload
+//                (sanitizer.hpp)
+//  correctness   `worker candidate` (untrusted: runs the candidate on every workload's trials and
 //                leaves its outputs in an exchange directory), then `worker judge` (trusted:
 //                regenerates the inputs from the seeds, computes the reference, compares)
-//   dynamic SASS `worker probe` on the headline workload (dynamic_sass.hpp); kernels it leaves
-//                inconclusive are counted by ncu around the sanitizer's run (ncu_counts.hpp)
-//   timing       `worker time` on each timed workload (the headline, and whatever
+//  dynamic SASS  `worker probe` on the headline workload (dynamic_sass.hpp); kernels it leaves
+//                inconclusive are counted by ncu around one small run (ncu_counts.hpp)
+//  timing        `worker time` on each timed workload (the headline, and whatever
 //                options.timed_workloads adds), one process per workload: candidate and
 //                baseline interleaved
+//
 // Sanitize runs beside correctness (neither is timed); dynamic SASS and timing follow, timing
-// alone on the GPU. The verdict keeps the stages' order
-// (docs/gpu-engine.md, "Order and overlap"). Each process is new, so a candidate that faults,
-// hangs or exhausts memory costs its own processes and the next starts on a clean GPU context.
+// alone on the GPU. The verdict keeps the stages' order (docs/gpu-engine.md, "Order and
+// overlap"). Each process is new, so a candidate that faults, hangs or exhausts memory costs its
+// own processes and the next starts on a clean GPU context.
 #pragma once
 #include <chrono>
 #include <filesystem>
@@ -24,6 +27,7 @@
 
 #include "ptxbench/eval/correctness/generalisation.hpp"
 #include "ptxbench/eval/gpu_stages.hpp"
+#include "ptxbench/eval/reference_cache/reference_eviction.hpp"
 #include "ptxbench/eval/timing/timed_workloads.hpp"
 #include "ptxbench/eval/timing/timing_protocol.hpp"
 #include "ptxbench/eval/worker/info_protocol.hpp"
@@ -31,7 +35,7 @@
 #include "ptxbench/eval/worker/worker_job.hpp"
 #include "ptxbench/util/process.hpp"
 
-namespace ptxbench::eval::worker {
+namespace ptxbench::eval::gpu_pipeline {
 
 struct WorkerGpuStagesOptions {
   std::filesystem::path worker;     // the ptxbench-worker executable
@@ -62,11 +66,17 @@ struct WorkerGpuStagesOptions {
   // The verdict's input seed (correctness/input_seed.hpp); nullopt: drawn per verdict.
   std::optional<std::uint64_t> input_seed;
   std::vector<std::pair<std::string, std::string>> worker_env;
+  // The judge's reference cache (reference_cache/reference_store.hpp): shown to the trusted
+  // judge only, evicted to `reference_cache_bytes` after each verdict; empty: off.
+  std::filesystem::path reference_cache_dir;
+  std::uint64_t reference_cache_bytes = reference_cache::kReferenceCacheBytes;
 };
 
 // $PTXBENCH_CACHE_DIR/baselines, else $XDG_CACHE_HOME/ptxbench/baselines, else
 // ~/.cache/ptxbench/baselines.
 std::filesystem::path default_baseline_cache_dir();
+// The folder beside it: .../references.
+std::filesystem::path default_reference_cache_dir();
 
 class WorkerGpuStages final : public GpuStages {
  public:
@@ -75,20 +85,22 @@ class WorkerGpuStages final : public GpuStages {
   bool available(arch::Arch arch, std::string& why) override;
   void run(const task::Task& task, const CompiledCandidate& candidate,
            Evaluation& evaluation) override;
+  std::string identity() override;
 
   // The jobs of a task's workloads for this candidate, in task order.
-  std::vector<WorkerJob> make_jobs(const task::Task& task,
-                                   const CompiledCandidate& candidate) const;
+  std::vector<worker::WorkerJob> make_jobs(const task::Task& task,
+                                           const CompiledCandidate& candidate) const;
 
  private:
   struct Run;
-  WorkerJob configure(WorkerJob job, const CompiledCandidate& candidate) const;
+  worker::WorkerJob configure(worker::WorkerJob job, const CompiledCandidate& candidate) const;
 
   WorkerGpuStagesOptions options_;
-  bool cache_ready_ = false;  // the baseline cache folder exists (made by the constructor)
+  bool cache_ready_ = false;       // the baseline cache folder exists (made by the constructor)
+  bool references_ready_ = false;  // the reference cache folder exists (made likewise)
   std::shared_ptr<util::ProcessRunner> runner_;
-  std::optional<WorkerOutcome> info_;    // `worker info`, asked once
-  std::optional<InfoReply> info_reply_;  // its reply, once read
+  std::optional<worker::WorkerOutcome> info_;    // `worker info`, asked once
+  std::optional<worker::InfoReply> info_reply_;  // its reply, once read
 };
 
-}  // namespace ptxbench::eval::worker
+}  // namespace ptxbench::eval::gpu_pipeline

@@ -1,6 +1,6 @@
 // WorkerGpuStages against a fake worker (fake_worker.cpp): every way a worker process can end
 // must give the right verdict, and the next candidate must evaluate normally.
-#include "ptxbench/eval/worker/worker_gpu_stages.hpp"
+#include "ptxbench/eval/gpu_pipeline/worker_gpu_stages.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,15 +16,15 @@
 
 #include "ptxbench/util/fs.hpp"
 
-namespace ptxbench::eval::worker {
+namespace ptxbench::eval::gpu_pipeline {
 namespace {
 
 task::Task small_gemm_task() {
   task::Task t;
   t.name = "gemm_fake";
-  t.op_type = "gemm";
+  t.op_type = ptxbench::task::OpType::kGemm;
   t.family = "gemm";
-  t.baseline = "cublaslt.gemm_bf16_nt";
+  t.baseline = ptxbench::task::Baseline::kCublasLtGemmBf16Nt;
   t.axes = {{.name = "M"},
             {.name = "N", .is_const = true, .value = 5},
             {.name = "K", .is_const = true, .value = 3}};
@@ -75,6 +75,26 @@ TEST_F(WorkerGpuStagesTest, AvailabilityComesFromTheWorkersDevice) {
   EXPECT_NE(why.find("Fake H200"), std::string::npos) << why;
 }
 
+// The verdict cache's key names the GPU by the worker's fingerprint, known once it was asked.
+TEST_F(WorkerGpuStagesTest, TheGpusIdentityComesFromTheWorkersFingerprint) {
+  EXPECT_EQ(stages_.identity(), "");
+  std::string why;
+  ASSERT_TRUE(stages_.available(arch::Arch::kHopper, why)) << why;
+  EXPECT_NE(stages_.identity().find("Fake H200|sm_90|driver 0.0"), std::string::npos)
+      << stages_.identity();
+}
+
+// A seed the engine's front chose (seeded_gpu_stages.hpp) is the verdict's seed.
+TEST_F(WorkerGpuStagesTest, ASeedChosenBeforeTheGpuStagesIsUsed) {
+  std::string why;
+  ASSERT_TRUE(stages_.available(arch::Arch::kHopper, why)) << why;
+  Evaluation e;
+  e.arch = arch::Arch::kHopper;
+  e.input_seed = 4242;
+  stages_.run(task_, CompiledCandidate{.shared_object = "/nowhere/pass.so"}, e);
+  EXPECT_EQ(e.input_seed, 4242u);
+}
+
 TEST_F(WorkerGpuStagesTest, NoGpuIsNotAvailable) {
   WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
                                                 .worker_env = {{"FAKE_WORKER_NO_GPU", "1"}}},
@@ -122,6 +142,100 @@ class RecordingRunner final : public util::ProcessRunner {
   std::mutex mutex_;
   util::SystemProcessRunner system_;
 };
+
+// The judge's reference cache: the second verdict with the same seeds finds every trial's
+// references; only the trusted judge is shown the folder; the parent evicts beyond the budget.
+TEST_F(WorkerGpuStagesTest, TheReferenceCacheAnswersRecurringTrialsAndOnlyTheJudgeSeesIt) {
+  const auto references = exchange_.path() / "references";
+  auto runner = std::make_shared<RecordingRunner>();
+  WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+                                                .cache_dir = exchange_.path() / "cache",
+                                                .exchange_root = exchange_.path(),
+                                                .sanitize = false,
+                                                .prove_execution = false,
+                                                .reference_cache_dir = references},
+                         runner);
+  std::string why;
+  ASSERT_TRUE(stages.available(arch::Arch::kHopper, why)) << why;
+  auto judge = [&](std::uint64_t seed) {
+    Evaluation e;
+    e.arch = arch::Arch::kHopper;
+    e.input_seed = seed;
+    stages.run(task_, CompiledCandidate{.shared_object = "/nowhere/pass.so"}, e);
+    EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+    return e.stage(Stage::kCorrectness).reference_cache.value_or(CacheCounts{99, 99});
+  };
+  const CacheCounts first = judge(4242);
+  EXPECT_EQ(first.hits, 0u);
+  EXPECT_EQ(first.misses, 6u);  // 2 workloads x 3 trials
+  const CacheCounts second = judge(4242);
+  EXPECT_EQ(second.hits, 6u);
+  EXPECT_EQ(second.misses, 0u);
+  EXPECT_EQ(judge(77).misses, 6u);  // other seeds: other trials
+
+  bool judge_saw_it = false;
+  for (const auto& spec : runner->calls) {
+    const bool trusted_judge = spec.argv.size() > 1 && spec.argv[1] == "judge";
+    auto shows = [&](const std::vector<std::filesystem::path>& paths) {
+      return std::find(paths.begin(), paths.end(), references) != paths.end();
+    };
+    const bool shown = shows(spec.read_paths) || shows(spec.write_paths) ||
+                       spec.stdin_text.value_or("").find(references.string()) != std::string::npos;
+    if (trusted_judge) {
+      judge_saw_it = judge_saw_it || shown;
+    } else {
+      EXPECT_FALSE(shown) << "shown to `" << (spec.argv.size() > 1 ? spec.argv[1] : "") << "`";
+    }
+  }
+  EXPECT_TRUE(judge_saw_it);
+}
+
+// A relative cache folder ($PTXBENCH_CACHE_DIR=cache) is handed to the judge absolutely.
+TEST_F(WorkerGpuStagesTest, ARelativeReferenceCacheFolderWorks) {
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(exchange_.path());
+  WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+                                                .cache_dir = exchange_.path() / "cache",
+                                                .exchange_root = exchange_.path(),
+                                                .sanitize = false,
+                                                .prove_execution = false,
+                                                .reference_cache_dir = "relative/references"},
+                         std::make_shared<util::SystemProcessRunner>());
+  std::string why;
+  ASSERT_TRUE(stages.available(arch::Arch::kHopper, why)) << why;
+  Evaluation e;
+  e.arch = arch::Arch::kHopper;
+  e.input_seed = 9;
+  stages.run(task_, CompiledCandidate{.shared_object = "/nowhere/pass.so"}, e);
+  std::filesystem::current_path(cwd);
+  EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  ASSERT_TRUE(e.stage(Stage::kCorrectness).reference_cache.has_value());
+  EXPECT_EQ(e.stage(Stage::kCorrectness).reference_cache->misses, 6u);
+  EXPECT_FALSE(std::filesystem::is_empty(exchange_.path() / "relative" / "references"));
+}
+
+TEST_F(WorkerGpuStagesTest, TheReferenceCacheIsKeptWithinItsBudgetAndOffByDefault) {
+  const auto references = exchange_.path() / "references";
+  WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+                                                .cache_dir = exchange_.path() / "cache",
+                                                .exchange_root = exchange_.path(),
+                                                .sanitize = false,
+                                                .prove_execution = false,
+                                                .reference_cache_dir = references,
+                                                .reference_cache_bytes = 1},
+                         std::make_shared<util::SystemProcessRunner>());
+  std::string why;
+  ASSERT_TRUE(stages.available(arch::Arch::kHopper, why)) << why;
+  Evaluation e;
+  e.arch = arch::Arch::kHopper;
+  e.input_seed = 5;
+  stages.run(task_, CompiledCandidate{.shared_object = "/nowhere/pass.so"}, e);
+  EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  EXPECT_TRUE(std::filesystem::is_empty(references));  // every entry beyond a 1-byte budget
+  // The fixture's stages have no cache: nothing counted.
+  Evaluation plain = evaluate("pass");
+  EXPECT_FALSE(plain.stage(Stage::kCorrectness).reference_cache.has_value());
+}
 
 // In a sandbox a process sees only the folders it is given: every worker reads the baseline
 // cache (the library's algorithm choice; backward derives its inputs with cuDNN), only the
@@ -224,13 +338,13 @@ TEST_F(WorkerGpuStagesTest, JobsCarryTheCandidateAndLimits) {
   EXPECT_EQ(jobs[1].inputs[0].shape, (std::vector<std::int64_t>{8, 3}));
   EXPECT_EQ(jobs[1].candidate_kernels, std::vector<std::string>{"_Z6kernelv"});
   EXPECT_EQ(jobs[0].limits.call_timeout.count(), 20000);
-  EXPECT_EQ(mode_of(jobs[0].request), "candidate");
+  EXPECT_EQ(worker::mode_of(jobs[0].request), "candidate");
 }
 
 }  // namespace
-}  // namespace ptxbench::eval::worker
+}  // namespace ptxbench::eval::gpu_pipeline
 
-namespace ptxbench::eval::worker {
+namespace ptxbench::eval::gpu_pipeline {
 namespace {
 
 // A correct candidate whose GMMA kernel the probe cannot measure (the fake worker has no probe
@@ -403,9 +517,9 @@ TEST_F(WorkerGpuStagesOverlap, RacecheckFinishesPastItsDeadlineWhileCorrectnessR
 }
 
 }  // namespace
-}  // namespace ptxbench::eval::worker
+}  // namespace ptxbench::eval::gpu_pipeline
 
-namespace ptxbench::eval::worker {
+namespace ptxbench::eval::gpu_pipeline {
 namespace {
 
 // --time-workloads: one `worker time` process per timed workload, each workload's record filled,
@@ -591,4 +705,4 @@ TEST_F(WorkerGpuStagesTest, CorrectOnEveryUnseenWorkloadAndOffRunsNone) {
 }
 
 }  // namespace
-}  // namespace ptxbench::eval::worker
+}  // namespace ptxbench::eval::gpu_pipeline
