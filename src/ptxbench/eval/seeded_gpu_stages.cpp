@@ -32,34 +32,63 @@ bool SeededGpuStages::available(arch::Arch arch, std::string& why) {
   return inner_->available(arch, why);
 }
 
-void SeededGpuStages::run(const task::Task& task, const CompiledCandidate& candidate,
-                          Evaluation& e) {
-  const auto choice = seeds_->choose(task);
-  e.input_seed = choice.seed;
-  if (choice.pool_size > 0)
-    e.seed_pool = SeedPoolDraw{.size = choice.pool_size, .index = choice.pool_index};
-  if (!cache_) return inner_->run(task, candidate, e);
+std::optional<VerdictKey> SeededGpuStages::key_of(const task::Task& task,
+                                                  const CompiledCandidate& candidate,
+                                                  const Evaluation& e, bool count_bypass) {
+  if (!cache_) return std::nullopt;
   // The candidate's code, as the compile stage left it beside the object.
   std::optional<std::string> code;
   if (auto text = util::read_file(candidate.shared_object.parent_path() / compile::kSourceFileName,
                                   util::kMaxRecordFileBytes))
     code = std::move(*text);
   const std::string gpu = inner_->identity();
-  if (choice.fresh || !code || gpu.empty()) {
-    cache_->count_bypass();
-    return inner_->run(task, candidate, e);
+  // A fresh seed is a sample, not a key: such verdicts are neither looked up nor stored.
+  const bool fresh = !seeds_->fixed() && seeds_->pool_size() == 0;
+  if (fresh || !code || gpu.empty() || !e.input_seed) {
+    if (count_bypass) cache_->count_bypass();
+    return std::nullopt;
   }
-  const VerdictKey key{.code = std::move(*code),
-                       .task = task_fingerprint(task),
-                       .arch = e.arch,
-                       .input_seed = choice.seed,
-                       .settings = settings_text_,
-                       .toolchain = toolchain_text(e),
-                       .gpu = gpu,
-                       .judge = judge_};
-  if (cache_->apply(key, e)) return;
+  return VerdictKey{.code = std::move(*code),
+                    .task = task_fingerprint(task),
+                    .arch = e.arch,
+                    .input_seed = *e.input_seed,
+                    .settings = settings_text_,
+                    .toolchain = toolchain_text(e),
+                    .gpu = gpu,
+                    .judge = judge_};
+}
+
+std::optional<VerdictKey> SeededGpuStages::choose_seed(const task::Task& task,
+                                                       const CompiledCandidate& candidate,
+                                                       Evaluation& e) {
+  const auto choice = seeds_->choose(task);
+  e.input_seed = choice.seed;
+  if (choice.pool_size > 0)
+    e.seed_pool = SeedPoolDraw{.size = choice.pool_size, .index = choice.pool_index};
+  return key_of(task, candidate, e, true);
+}
+
+void SeededGpuStages::run(const task::Task& task, const CompiledCandidate& candidate,
+                          Evaluation& e) {
+  const auto key = choose_seed(task, candidate, e);
+  if (key && cache_->apply(*key, e)) return;
   inner_->run(task, candidate, e);
-  cache_->store(key, e);
+  if (key) cache_->store(*key, e);
+}
+
+bool SeededGpuStages::run_shared(const task::Task& task, const CompiledCandidate& candidate,
+                                 Evaluation& e) {
+  const auto key = choose_seed(task, candidate, e);
+  if (key && cache_->apply(*key, e)) return false;
+  const bool more = inner_->run_shared(task, candidate, e);
+  if (!more && key) cache_->store(*key, e);
+  return more;
+}
+
+void SeededGpuStages::run_exclusive(const task::Task& task, const CompiledCandidate& candidate,
+                                    Evaluation& e) {
+  inner_->run_exclusive(task, candidate, e);
+  if (auto key = key_of(task, candidate, e, false)) cache_->store(*key, e);
 }
 
 std::shared_ptr<const correctness::SeedSource> seed_source(const EvaluationSettings& settings) {

@@ -3,7 +3,9 @@
 // when a verdict cache is set (verdict_cache.hpp), answers from it or fills it. The engine wraps
 // each slot in one (with_seeds_and_cache); the slot's own GpuStages use the seed it chose.
 #pragma once
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,9 +28,26 @@ class SeededGpuStages final : public GpuStages {
   bool available(arch::Arch arch, std::string& why) override;
   void run(const task::Task& task, const CompiledCandidate& candidate,
            Evaluation& evaluation) override;
+  // The same front for a scheduler that shares the GPU: the seed is chosen and the cache asked
+  // before the shared phase (a hit decides the verdict there); a verdict is stored once final.
+  bool run_shared(const task::Task& task, const CompiledCandidate& candidate,
+                  Evaluation& evaluation) override;
+  void run_exclusive(const task::Task& task, const CompiledCandidate& candidate,
+                     Evaluation& evaluation) override;
   std::string identity() override { return inner_->identity(); }
+  std::optional<DeviceMemory> device_memory() const override { return inner_->device_memory(); }
+  std::uint64_t shared_memory_need(const task::Task& task) const override {
+    return inner_->shared_memory_need(task);
+  }
 
  private:
+  // Chooses and records the verdict's seed; returns the cache key when the verdict cache applies.
+  std::optional<VerdictKey> choose_seed(const task::Task& task, const CompiledCandidate& candidate,
+                                        Evaluation& evaluation);
+  // The key of a verdict whose seed was chosen already (nullopt: not cacheable).
+  std::optional<VerdictKey> key_of(const task::Task& task, const CompiledCandidate& candidate,
+                                   const Evaluation& evaluation, bool count_bypass);
+
   std::shared_ptr<GpuStages> inner_;
   std::shared_ptr<const correctness::SeedSource> seeds_;
   std::shared_ptr<VerdictCache> cache_;

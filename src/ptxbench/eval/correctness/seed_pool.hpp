@@ -51,6 +51,8 @@ class SeedSource {
   // The pool's seed at `index` (never 0: seed 0 means "the task files' seeds").
   std::uint64_t pool_seed(const task::Task& task, int index) const;
   int pool_size() const { return pool_size_; }
+  // Whether every verdict gets the --seed given (so verdicts repeat their inputs).
+  bool fixed() const { return fixed_.has_value(); }
 
  private:
   std::optional<std::uint64_t> fixed_;

@@ -86,6 +86,14 @@ class WorkerGpuStages final : public GpuStages {
   void run(const task::Task& task, const CompiledCandidate& candidate,
            Evaluation& evaluation) override;
   std::string identity() override;
+  // Sanitize beside correctness; draws and records the verdict's input seed.
+  bool run_shared(const task::Task& task, const CompiledCandidate& candidate,
+                  Evaluation& evaluation) override;
+  // The proof, then timing, on the seed the shared phase recorded.
+  void run_exclusive(const task::Task& task, const CompiledCandidate& candidate,
+                     Evaluation& evaluation) override;
+  std::optional<DeviceMemory> device_memory() const override;
+  std::uint64_t shared_memory_need(const task::Task& task) const override;
 
   // The jobs of a task's workloads for this candidate, in task order.
   std::vector<worker::WorkerJob> make_jobs(const task::Task& task,
@@ -93,6 +101,7 @@ class WorkerGpuStages final : public GpuStages {
 
  private:
   struct Run;
+  Run make_run(const task::Task& task, const CompiledCandidate& candidate, Evaluation& evaluation);
   worker::WorkerJob configure(worker::WorkerJob job, const CompiledCandidate& candidate) const;
 
   WorkerGpuStagesOptions options_;
