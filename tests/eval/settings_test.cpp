@@ -21,6 +21,7 @@ TEST(Settings, EveryFieldIsRead) {
                             {"parallel", 3},
                             {"gpu", false},
                             {"gpus", "0,1"},
+                            {"gpu_concurrency", 4},
                             {"correctness_rule", "matches_library"},
                             {"racecheck_timeout_s", 40},
                             {"time_workloads", "all"},
@@ -32,6 +33,7 @@ TEST(Settings, EveryFieldIsRead) {
   EXPECT_EQ(settings->parallel, 3);
   EXPECT_FALSE(settings->gpu);
   EXPECT_EQ(settings->gpus, "0,1");
+  EXPECT_EQ(settings->gpu_concurrency, 4);
   EXPECT_EQ(settings->correctness_rule, task::CorrectnessRule::kMatchesLibrary);
   EXPECT_EQ(settings->racecheck_timeout, std::chrono::seconds(40));
   EXPECT_TRUE(settings->timed_workloads.all);
@@ -51,6 +53,8 @@ TEST(Settings, NumbersOutOfRangeAreRefusedNotWrapped) {
   EXPECT_FALSE(read(Json{{"compile_timeout_s", 0.4}}).has_value());
   EXPECT_FALSE(read(Json{{"compile_timeout_s", 0}}).has_value());
   EXPECT_FALSE(read(Json{{"racecheck_timeout_s", 3601}}).has_value());
+  EXPECT_FALSE(read(Json{{"gpu_concurrency", 0}}).has_value());
+  EXPECT_FALSE(read(Json{{"gpu_concurrency", 65}}).has_value());
   EXPECT_FALSE(read(Json{{"gpu", "yes"}}).has_value());
   EXPECT_THAT(read(Json{{"sandbox", "loose"}}).error().message,
               HasSubstr("evaluation.sandbox: expected strict, best-effort or off"));

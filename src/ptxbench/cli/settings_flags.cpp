@@ -66,6 +66,15 @@ void add_settings_flags(CLI::App& command, SettingsFlags& flags, eval::SettingSe
                        "all, or a list of GPUs (0,1,3): one worker per GPU, each judging one "
                        "candidate at a time while the others compile (default: one worker)");
   }
+  if (offered.has(Setting::kGpuConcurrency)) {
+    command
+        .add_option("--gpu-concurrency", flags.gpu_concurrency,
+                    "Candidates judged at once per GPU: their sanitize and correctness share it "
+                    "within its free memory, the proof and timing hold it alone (1: one at a "
+                    "time; docs/running.md, \"Sizing\")")
+        ->check(CLI::Range(1, eval::kMaxGpuConcurrency))
+        ->default_str(std::to_string(defaults.gpu_concurrency));
+  }
   if (offered.has(Setting::kCorrectnessRule)) {
     command.add_option("--correctness-rule", flags.correctness_rule,
                        "as_accurate_as_library or matches_library: the rule that decides every "
@@ -136,6 +145,7 @@ util::Expected<eval::EvaluationSettings> settings_from_flags(const SettingsFlags
                                           << 30;
   if (flags.no_gpu) settings.gpu = false;
   if (flags.gpus) settings.gpus = *flags.gpus;
+  if (flags.gpu_concurrency) settings.gpu_concurrency = *flags.gpu_concurrency;
   if (flags.correctness_rule) {
     auto rule = task::parse_correctness_rule(*flags.correctness_rule);
     if (!rule) {

@@ -26,6 +26,7 @@ struct SettingsFlags {
   std::optional<int> parallel;
   bool no_gpu = false;
   std::optional<std::string> gpus;
+  std::optional<int> gpu_concurrency;
   std::optional<std::string> correctness_rule;
   std::optional<int> racecheck_timeout_seconds;
   std::optional<std::string> time_workloads;

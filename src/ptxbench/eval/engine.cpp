@@ -76,6 +76,7 @@ util::Expected<std::shared_ptr<Engine>> open_engine(const EvaluationSettings& se
                        .compile_timeout = settings.compile_timeout,
                        .compile_memory_limit_bytes = settings.compile_memory_limit_bytes,
                        .jobs = settings.parallel,
+                       .gpu_concurrency = settings.gpu_concurrency,
                        .run_gpu_stages = settings.gpu,
                        .compile_runner = box.compiler,
                        .sandbox = box.description,

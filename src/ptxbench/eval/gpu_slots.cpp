@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "ptxbench/eval/worker/worker_gpu_stages.hpp"
+#include "ptxbench/eval/gpu_pipeline/worker_gpu_stages.hpp"
 
 namespace ptxbench::eval {
 namespace {
@@ -61,12 +61,12 @@ std::shared_ptr<GpuStages> make_worker_gpu_stages(std::shared_ptr<util::ProcessR
                                                   GpuStageChoices choices) {
   auto worker = find_worker();
   if (!worker) return nullptr;
-  return std::make_shared<worker::WorkerGpuStages>(
-      worker::WorkerGpuStagesOptions{.worker = *worker,
-                                     .racecheck_timeout = choices.racecheck_timeout,
-                                     .timed_workloads = std::move(choices.timed_workloads),
-                                     .unseen = choices.unseen,
-                                     .input_seed = choices.input_seed},
+  return std::make_shared<gpu_pipeline::WorkerGpuStages>(
+      gpu_pipeline::WorkerGpuStagesOptions{.worker = *worker,
+                                           .racecheck_timeout = choices.racecheck_timeout,
+                                           .timed_workloads = std::move(choices.timed_workloads),
+                                           .unseen = choices.unseen,
+                                           .input_seed = choices.input_seed},
       std::move(runner));
 }
 

@@ -1,6 +1,8 @@
 // The Scheduler: a pool of compile threads runs stages 1-4 of each submitted candidate and hands
-// it to a queue that the GPU slots (one thread per GpuStages) drain while later candidates still
-// compile; every verdict goes to its submitter when it is final.
+// it to a queue that the GPU slots drain while later candidates still compile; every verdict
+// goes to its submitter when it is final. Each slot has `gpu_concurrency` lanes (threads), each
+// judging one candidate; a reader/writer gate per slot lets the lanes' shared phases run together
+// (bounded by the GPU's free memory) and gives an exclusive phase the GPU alone.
 #include "ptxbench/eval/scheduler.hpp"
 
 #include <fmt/format.h>
@@ -11,6 +13,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -30,6 +33,8 @@ namespace ptxbench::eval {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+constexpr std::uint64_t kMemoryUnasked = std::numeric_limits<std::uint64_t>::max();
 
 // "replies/turn 3.md" -> "turn_3.md": a directory name that is safe and still recognisable.
 std::string safe_name(std::string_view source_name) {
@@ -125,6 +130,15 @@ struct Job {
   bool compiled_told = false;
 };
 
+// Who holds one GPU (a reader/writer gate): shared phases run together, an exclusive one alone.
+// A waiting exclusive phase lets no new shared phase start, so timing is never starved.
+struct SlotGate {
+  int shared = 0;              // shared phases running
+  std::uint64_t reserved = 0;  // their estimated device memory
+  int exclusive_waiting = 0;
+  bool exclusive = false;  // an exclusive phase runs
+};
+
 }  // namespace
 
 struct Scheduler::Impl {
@@ -146,10 +160,14 @@ struct Scheduler::Impl {
   std::deque<std::unique_ptr<Job>> submitted;
   std::deque<std::unique_ptr<Job>> compiled;
   std::vector<std::set<arch::Arch>> probes;  // per GPU slot: archs to ask about ahead
-  int compiling = 0;                         // jobs a compile thread holds
-  bool closing = false;                      // the destructor runs: no more submissions
-  std::set<arch::Arch> prepared;             // archs whose probe was asked for
-  std::mutex deliver_mutex;                  // one on_verdict at a time
+  std::vector<SlotGate> gates;               // per GPU slot
+  // Per GPU slot: the free device memory its worker reported when first asked; 0: it reports
+  // none (no bound); kMemoryUnasked: not asked yet (one candidate at a time until it is).
+  std::unique_ptr<std::atomic<std::uint64_t>[]> free_memory;
+  int compiling = 0;              // jobs a compile thread holds
+  bool closing = false;           // the destructor runs: no more submissions
+  std::set<arch::Arch> prepared;  // archs whose probe was asked for
+  std::mutex deliver_mutex;       // one on_verdict at a time
   std::vector<std::jthread> threads;
 
   // Has each GPU slot ask about `arch` ahead, once; `mutex` is held.
@@ -164,10 +182,16 @@ struct Scheduler::Impl {
     if (it == gpu_availability.end()) {
       std::string reason;
       const bool available = gpu_slots[slot]->available(arch, reason);
+      const auto memory = available ? gpu_slots[slot]->device_memory() : std::nullopt;
+      free_memory[slot] = memory ? memory->free_bytes : 0;
       if (!available && reason.empty())
         reason = fmt::format("no GPU that runs {} code", arch::info(arch).sm);
       reason = explain_gpu_absence(std::move(reason));
       it = gpu_availability.emplace(std::pair{slot, arch}, std::pair{available, reason}).first;
+      // The GPU's memory is known now: waiting lanes may start (taking `mutex` orders this
+      // after any lane's check that found it unknown).
+      { std::lock_guard queues(mutex); }
+      changed.notify_all();
     }
     why = it->second.second;
     return it->second.first;
@@ -208,23 +232,103 @@ struct Scheduler::Impl {
     }
   }
 
-  // Stages 5-8 of one statically checked candidate on GPU slot `slot`.
-  void gpu_stages(std::size_t slot, arch::Arch arch, const task::Task& task,
-                  StaticOutcome& outcome) {
+  int concurrency() const { return std::max(1, options.gpu_concurrency); }
+
+  // Whether the GPU stages run for this candidate on `slot`; if not, the record says why.
+  bool gpu_ready(std::size_t slot, arch::Arch arch, StaticOutcome& outcome) {
     Evaluation& e = outcome.evaluation;
-    if (!outcome.compiled) return;
-    if (!options.run_gpu_stages) return mark_gpu_stages_not_run(e, "GPU stages disabled");
-    if (gpu_slots.empty()) return mark_gpu_stages_not_run(e, missing_worker_reason());
+    if (!outcome.compiled) return false;
+    if (!options.run_gpu_stages) {
+      mark_gpu_stages_not_run(e, "GPU stages disabled");
+      return false;
+    }
+    if (gpu_slots.empty()) {
+      mark_gpu_stages_not_run(e, missing_worker_reason());
+      return false;
+    }
     std::string why_not;
-    if (!gpu_available(slot, arch, why_not)) return mark_gpu_stages_not_run(e, why_not);
+    if (!gpu_available(slot, arch, why_not)) {
+      mark_gpu_stages_not_run(e, why_not);
+      return false;
+    }
+    return true;
+  }
+
+  // One phase of the GPU stages; what ptxbench throws becomes the candidate's INTERNAL_ERROR.
+  template <typename Phase>
+  static bool guarded(Evaluation& e, Phase&& phase) {
     const auto start = Clock::now();
+    bool more = false;
     try {
-      gpu_slots[slot]->run(task, *outcome.compiled, e);
+      more = phase();
     } catch (const std::exception& ex) {
       e.verdict = Verdict::kInternalError;
       e.message = std::string("GPU stages failed inside ptxbench: ") + ex.what();
     }
     e.wall_seconds += util::seconds_since(start);
+    return more;
+  }
+
+  // The estimated device memory of a candidate's shared phase on `slot` (0: none or unknown).
+  std::uint64_t memory_need(std::size_t slot, const Job& job) const {
+    if (!job.outcome.compiled || slot >= gpu_slots.size()) return 0;
+    return gpu_slots[slot]->shared_memory_need(*job.submission.task);
+  }
+
+  // Whether a shared phase needing `need` bytes may start on `slot` now; `mutex` is held. A
+  // candidate alone on its GPU always may (as one at a time always did).
+  bool admits(std::size_t slot, std::uint64_t need) const {
+    const SlotGate& gate = gates[slot];
+    if (gate.exclusive || gate.exclusive_waiting > 0 || gate.shared >= concurrency()) return false;
+    if (gate.shared == 0 || !options.run_gpu_stages) return true;
+    const std::uint64_t free = free_memory[slot];
+    if (free == kMemoryUnasked) return false;
+    return free == 0 || gate.reserved + need <= free;
+  }
+
+  // Stages 5-8 of one candidate on `slot`, whose shared place (`need` bytes) the lane holds.
+  // With one lane per GPU the stages run as one call, exactly as a GPU judging one candidate
+  // at a time; with more, the exclusive phase waits until no other phase holds the GPU.
+  void gpu_stages(std::size_t slot, Job& job, std::uint64_t need) {
+    const auto& s = job.submission;
+    Evaluation& e = job.outcome.evaluation;
+    bool exclusive_next = false;
+    if (gpu_ready(slot, s.arch, job.outcome)) {
+      GpuStages& gpu = *gpu_slots[slot];
+      if (concurrency() == 1) {
+        guarded(e, [&] {
+          gpu.run(*s.task, *job.outcome.compiled, e);
+          return false;
+        });
+      } else {
+        exclusive_next =
+            guarded(e, [&] { return gpu.run_shared(*s.task, *job.outcome.compiled, e); });
+      }
+    }
+    {
+      std::unique_lock lock(mutex);
+      SlotGate& gate = gates[slot];
+      --gate.shared;
+      gate.reserved -= need;
+      if (exclusive_next) {
+        ++gate.exclusive_waiting;
+        changed.notify_all();
+        changed.wait(lock, [&] { return !gate.exclusive && gate.shared == 0; });
+        --gate.exclusive_waiting;
+        gate.exclusive = true;
+      }
+    }
+    changed.notify_all();
+    if (!exclusive_next) return;
+    guarded(e, [&] {
+      gpu_slots[slot]->run_exclusive(*s.task, *job.outcome.compiled, e);
+      return false;
+    });
+    {
+      std::lock_guard lock(mutex);
+      gates[slot].exclusive = false;
+    }
+    changed.notify_all();
   }
 
   static void tell_compiled(Job& job) {
@@ -287,10 +391,20 @@ struct Scheduler::Impl {
     }
   }
 
+  void release_shared(std::size_t slot, std::uint64_t need) {
+    {
+      std::lock_guard lock(mutex);
+      --gates[slot].shared;
+      gates[slot].reserved -= need;
+    }
+    changed.notify_all();
+  }
+
   void gpu_work(std::size_t slot) {
     for (;;) {
       std::unique_ptr<Job> job;
       std::optional<arch::Arch> probe;
+      std::uint64_t need = 0;
       {
         std::unique_lock lock(mutex);
         for (;;) {
@@ -301,11 +415,17 @@ struct Scheduler::Impl {
             break;
           }
           if (!compiled.empty()) {
-            job = std::move(compiled.front());
-            compiled.pop_front();
-            break;
+            // A candidate's shared place is taken with it: no lane holds one it cannot start.
+            need = memory_need(slot, *compiled.front());
+            if (admits(slot, need)) {
+              job = std::move(compiled.front());
+              compiled.pop_front();
+              ++gates[slot].shared;
+              gates[slot].reserved += need;
+              break;
+            }
           }
-          if (closing && submitted.empty() && compiling == 0) return;
+          if (closing && submitted.empty() && compiling == 0 && compiled.empty()) return;
           changed.wait(lock);
         }
       }
@@ -315,9 +435,10 @@ struct Scheduler::Impl {
         continue;
       }
       if (util::children_stopped()) {
+        release_shared(slot, need);
         abandon(*job);
       } else {
-        gpu_stages(slot, job->submission.arch, *job->submission.task, job->outcome);
+        gpu_stages(slot, *job, need);
         finish(*job);
       }
       // Artefacts nobody asked to keep go with the verdict: a service's stream never ends.
@@ -356,9 +477,16 @@ Scheduler::Scheduler(SchedulerOptions options, std::shared_ptr<util::ProcessRunn
   const int jobs = compile_threads(impl_->options);
   const std::size_t slots = std::max<std::size_t>(1, impl_->gpu_slots.size());
   impl_->probes.resize(slots);
+  impl_->gates.resize(slots);
+  impl_->free_memory = std::make_unique<std::atomic<std::uint64_t>[]>(slots);
+  for (std::size_t slot = 0; slot < slots; ++slot) impl_->free_memory[slot] = kMemoryUnasked;
   for (int j = 0; j < jobs; ++j) impl_->threads.emplace_back([this] { impl_->compile_work(); });
-  for (std::size_t slot = 0; slot < slots; ++slot)
-    impl_->threads.emplace_back([this, slot] { impl_->gpu_work(slot); });
+  // GPU stages never run without a GpuStages: one lane then reports them not run.
+  const int lanes = impl_->gpu_slots.empty() ? 1 : impl_->concurrency();
+  for (std::size_t slot = 0; slot < slots; ++slot) {
+    for (int lane = 0; lane < lanes; ++lane)
+      impl_->threads.emplace_back([this, slot] { impl_->gpu_work(slot); });
+  }
 }
 
 Scheduler::~Scheduler() {

@@ -1,13 +1,18 @@
 // The one scheduler of evaluations: stages 1-4 (extract -> lint -> compile -> static SASS) of
-// every submitted candidate on a pool of compile threads, stages 5-8 on the GPU slots (one thread
-// per GpuStages, e.g. one per GPU) while later candidates still compile. Every command reaches it
-// through the engine (engine.hpp): `submit` for one candidate, `evaluate_pairs` for a list,
-// `evaluate_stream` for a service's open-ended stream.
+// every submitted candidate on a pool of compile threads, stages 5-8 on the GPU slots (one
+// GpuStages per slot, e.g. one per GPU) while later candidates still compile. Every command
+// reaches it through the engine (engine.hpp): `submit` for one candidate, `evaluate_pairs` for a
+// list, `evaluate_stream` for a service's open-ended stream.
 //
-// A GPU slot judges one candidate at a time and runs all of its GPU stages. Where some of those
-// stages may share the GPU (all but timing, and the probe when its idle-GPU precondition holds),
-// a later change splits GpuStages::run at that seam: the slot thread then holds the GPU alone only
-// around the exclusive stages.
+// Each GPU slot judges up to `gpu_concurrency` candidates at once (one thread, a "lane", each).
+// With 1 (the default) a slot judges one candidate at a time and runs all of its GPU stages in
+// one GpuStages::run. With more, the stages split at GpuStages::run_shared / run_exclusive: the
+// shared ones (sanitize, correctness with the judge's references) of several candidates run
+// together, as many as the bound and the GPU's free memory allow (each candidate's need is the
+// GpuStages' estimate from its workloads' tensors); the exclusive ones (the proof, timing) hold
+// the GPU alone, waiting for running shared phases to end, and no shared phase starts while one
+// waits (a reader/writer gate per GPU). Any lane of any slot takes the next compiled candidate
+// that its GPU can start, so no GPU idles while work is queued (docs/running.md, "Sizing").
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -70,6 +75,7 @@ struct SchedulerOptions {
   // RLIMIT_AS of each nvcc (and the tools it starts); 0 = none.
   std::uint64_t compile_memory_limit_bytes = std::uint64_t{16} << 30;
   int jobs = 0;                // compile threads; 0 = all cores
+  int gpu_concurrency = 1;     // candidates judged at once per GPU slot (see above)
   bool run_gpu_stages = true;  // false: stop after static SASS (NOT_RUN)
   // nvcc's runner (the compile sandbox); null: the scheduler's runner.
   std::shared_ptr<util::ProcessRunner> compile_runner;
@@ -83,9 +89,8 @@ class Scheduler {
   // `gpu` may be null: GPU stages are then reported as not run.
   Scheduler(SchedulerOptions options, std::shared_ptr<util::ProcessRunner> runner,
             std::shared_ptr<GpuStages> gpu);
-  // One GpuStages per slot: the GPU stages of up to `gpu_slots.size()` candidates run at once,
-  // each slot judging one candidate at a time (e.g. one slot per GPU). Null entries are dropped;
-  // none left: GPU stages are reported as not run.
+  // One GpuStages per slot (e.g. one per GPU), each judging up to options.gpu_concurrency
+  // candidates at once. Null entries are dropped; none left: GPU stages are reported as not run.
   Scheduler(SchedulerOptions options, std::shared_ptr<util::ProcessRunner> runner,
             std::vector<std::shared_ptr<GpuStages>> gpu_slots);
   // Waits for every submitted candidate's verdict, then joins the threads.

@@ -50,6 +50,8 @@ void read_field(Setting setting, std::string_view key, util::FieldReader& fields
       return fields.read(key, settings.gpu);
     case Setting::kGpus:
       return fields.read(key, settings.gpus);
+    case Setting::kGpuConcurrency:
+      return fields.read_integer(key, 1, kMaxGpuConcurrency, settings.gpu_concurrency);
     case Setting::kCorrectnessRule:
       if (auto value = text()) {
         auto rule = task::parse_correctness_rule(*value);
@@ -103,6 +105,7 @@ const std::vector<SettingName>& setting_names() {
       {Setting::kParallel, "parallel", "--parallel"},
       {Setting::kGpu, "gpu", "--no-gpu"},
       {Setting::kGpus, "gpus", "--gpus"},
+      {Setting::kGpuConcurrency, "gpu_concurrency", "--gpu-concurrency"},
       {Setting::kCorrectnessRule, "correctness_rule", "--correctness-rule"},
       {Setting::kRacecheckTimeout, "racecheck_timeout_s", "--racecheck-timeout"},
       {Setting::kTimedWorkloads, "time_workloads", "--time-workloads"},
@@ -144,6 +147,7 @@ Json settings_to_json(const EvaluationSettings& settings, SettingSet offered) {
   put(Setting::kCompileMemory, settings.compile_memory_limit_bytes >> 30);
   put(Setting::kSandbox, std::string(sandbox::to_string(settings.sandbox)));
   if (!settings.gpus.empty()) put(Setting::kGpus, settings.gpus);
+  if (settings.gpu_concurrency != 1) put(Setting::kGpuConcurrency, settings.gpu_concurrency);
   if (settings.correctness_rule)
     put(Setting::kCorrectnessRule, std::string(task::to_string(*settings.correctness_rule)));
   put(Setting::kRacecheckTimeout, settings.racecheck_timeout.count());

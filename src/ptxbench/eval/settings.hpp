@@ -32,6 +32,9 @@ struct EvaluationSettings {
   // "all" or a list ("0,1,3"): one worker per GPU; empty: the build's worker on whatever GPU
   // it finds.
   std::string gpus;
+  // Candidates judged at once per GPU: their sanitize and correctness stages share it, the proof
+  // and timing hold it alone (scheduler.hpp); 1 judges one candidate at a time.
+  int gpu_concurrency = 1;
   // Overrides every task's tolerance.rule (docs/correctness.md); unset: each task's own.
   std::optional<task::CorrectnessRule> correctness_rule;
   // Racecheck's deadline beyond the correctness check it runs beside; then "not checked".
@@ -61,6 +64,7 @@ enum class Setting : std::uint32_t {
   kCompileCache = 1u << 10,
   kUnseen = 1u << 11,
   kSeed = 1u << 12,
+  kGpuConcurrency = 1u << 13,
 };
 
 class SettingSet {
@@ -73,7 +77,7 @@ class SettingSet {
   constexpr bool has(Setting setting) const {
     return (bits_ & static_cast<std::uint32_t>(setting)) != 0;
   }
-  static constexpr SettingSet all() { return from_bits((1u << 13) - 1); }
+  static constexpr SettingSet all() { return from_bits((1u << 14) - 1); }
 
  private:
   static constexpr SettingSet from_bits(std::uint32_t bits) {
@@ -92,6 +96,7 @@ inline constexpr int kMaxParallel = 1024;
 inline constexpr int kMaxCompileTimeoutSeconds = 24 * 3600;
 inline constexpr int kMaxCompileMemoryGiB = 4096;
 inline constexpr int kMaxRacecheckTimeoutSeconds = 3600;
+inline constexpr int kMaxGpuConcurrency = 64;
 // The compile cache's byte budget; the least recently used compiles go beyond it.
 inline constexpr std::uint64_t kCompileCacheBytes = std::uint64_t{4} << 30;
 

@@ -7,11 +7,14 @@
 #include <filesystem>
 
 #include "gpu_test_support.hpp"
-#include "ptxbench/eval/worker/worker_gpu_stages.hpp"
+#include "ptxbench/eval/gpu_pipeline/worker_gpu_stages.hpp"
 #include "ptxbench/util/fs.hpp"
 
 namespace ptxbench::eval::worker {
 namespace {
+
+using gpu_pipeline::WorkerGpuStages;
+using gpu_pipeline::WorkerGpuStagesOptions;
 
 task::Task gemm_task() {
   task::Task t;

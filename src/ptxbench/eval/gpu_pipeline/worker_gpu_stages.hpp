@@ -1,18 +1,21 @@
-// The GpuStages of a real GPU: stages 5-8 of one candidate, each in ptxbench-worker processes.
-//   sanitize     compute-sanitizer around `worker candidate` on the smallest workload
-//   (sanitizer.hpp) correctness  `worker candidate` (untrusted: runs the candidate on every
-//   workload's trials and
+// The GpuStages of a real GPU: the judge's sequence of stages 5-8 of one candidate, each stage
+// in ptxbench-worker processes (worker/ is the process and protocol plumbing they use).
+//
+//  sanitize      compute-sanitizer around `worker candidate` on the smallest workload
+//                (sanitizer.hpp)
+//  correctness   `worker candidate` (untrusted: runs the candidate on every workload's trials and
 //                leaves its outputs in an exchange directory), then `worker judge` (trusted:
 //                regenerates the inputs from the seeds, computes the reference, compares)
-//   dynamic SASS `worker probe` on the headline workload (dynamic_sass.hpp); kernels it leaves
-//                inconclusive are counted by ncu around the sanitizer's run (ncu_counts.hpp)
-//   timing       `worker time` on each timed workload (the headline, and whatever
+//  dynamic SASS  `worker probe` on the headline workload (dynamic_sass.hpp); kernels it leaves
+//                inconclusive are counted by ncu around one small run (ncu_counts.hpp)
+//  timing        `worker time` on each timed workload (the headline, and whatever
 //                options.timed_workloads adds), one process per workload: candidate and
 //                baseline interleaved
+//
 // Sanitize runs beside correctness (neither is timed); dynamic SASS and timing follow, timing
-// alone on the GPU. The verdict keeps the stages' order
-// (docs/gpu-engine.md, "Order and overlap"). Each process is new, so a candidate that faults,
-// hangs or exhausts memory costs its own processes and the next starts on a clean GPU context.
+// alone on the GPU. The verdict keeps the stages' order (docs/gpu-engine.md, "Order and
+// overlap"). Each process is new, so a candidate that faults, hangs or exhausts memory costs its
+// own processes and the next starts on a clean GPU context.
 #pragma once
 #include <chrono>
 #include <filesystem>
@@ -31,7 +34,7 @@
 #include "ptxbench/eval/worker/worker_job.hpp"
 #include "ptxbench/util/process.hpp"
 
-namespace ptxbench::eval::worker {
+namespace ptxbench::eval::gpu_pipeline {
 
 struct WorkerGpuStagesOptions {
   std::filesystem::path worker;     // the ptxbench-worker executable
@@ -75,20 +78,29 @@ class WorkerGpuStages final : public GpuStages {
   bool available(arch::Arch arch, std::string& why) override;
   void run(const task::Task& task, const CompiledCandidate& candidate,
            Evaluation& evaluation) override;
+  // Sanitize beside correctness; draws and records the verdict's input seed.
+  bool run_shared(const task::Task& task, const CompiledCandidate& candidate,
+                  Evaluation& evaluation) override;
+  // The proof, then timing, on the seed the shared phase recorded.
+  void run_exclusive(const task::Task& task, const CompiledCandidate& candidate,
+                     Evaluation& evaluation) override;
+  std::optional<DeviceMemory> device_memory() const override;
+  std::uint64_t shared_memory_need(const task::Task& task) const override;
 
   // The jobs of a task's workloads for this candidate, in task order.
-  std::vector<WorkerJob> make_jobs(const task::Task& task,
-                                   const CompiledCandidate& candidate) const;
+  std::vector<worker::WorkerJob> make_jobs(const task::Task& task,
+                                           const CompiledCandidate& candidate) const;
 
  private:
   struct Run;
-  WorkerJob configure(WorkerJob job, const CompiledCandidate& candidate) const;
+  Run make_run(const task::Task& task, const CompiledCandidate& candidate, Evaluation& evaluation);
+  worker::WorkerJob configure(worker::WorkerJob job, const CompiledCandidate& candidate) const;
 
   WorkerGpuStagesOptions options_;
   bool cache_ready_ = false;  // the baseline cache folder exists (made by the constructor)
   std::shared_ptr<util::ProcessRunner> runner_;
-  std::optional<WorkerOutcome> info_;    // `worker info`, asked once
-  std::optional<InfoReply> info_reply_;  // its reply, once read
+  std::optional<worker::WorkerOutcome> info_;    // `worker info`, asked once
+  std::optional<worker::InfoReply> info_reply_;  // its reply, once read
 };
 
-}  // namespace ptxbench::eval::worker
+}  // namespace ptxbench::eval::gpu_pipeline

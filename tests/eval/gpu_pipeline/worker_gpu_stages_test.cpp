@@ -1,6 +1,6 @@
 // WorkerGpuStages against a fake worker (fake_worker.cpp): every way a worker process can end
 // must give the right verdict, and the next candidate must evaluate normally.
-#include "ptxbench/eval/worker/worker_gpu_stages.hpp"
+#include "ptxbench/eval/gpu_pipeline/worker_gpu_stages.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 
 #include "ptxbench/util/fs.hpp"
 
-namespace ptxbench::eval::worker {
+namespace ptxbench::eval::gpu_pipeline {
 namespace {
 
 task::Task small_gemm_task() {
@@ -104,6 +104,42 @@ TEST_F(WorkerGpuStagesTest, CorrectCandidatePassesWithTiming) {
   EXPECT_EQ(e.find_stage(Stage::kTiming)->status, StageStatus::kPassed);
   EXPECT_EQ(e.find_stage(Stage::kSanitize)->status, StageStatus::kNotRun);
   EXPECT_FALSE(exchange_left_behind());
+}
+
+// A scheduler that shares the GPU runs the stages in two calls: together they give the verdict of
+// one run, on the seed the shared phase drew; a verdict the shared phase decides ends there.
+TEST_F(WorkerGpuStagesTest, TheSharedAndExclusivePhasesGiveTheVerdictOfOneRun) {
+  CompiledCandidate passing{.shared_object = "/nowhere/pass.so"};
+  Evaluation e;
+  e.arch = arch::Arch::kHopper;
+  ASSERT_TRUE(stages_.run_shared(task_, passing, e)) << e.message;
+  ASSERT_TRUE(e.input_seed.has_value());
+  const auto seed = *e.input_seed;
+  ASSERT_NE(e.find_stage(Stage::kCorrectness), nullptr);
+  EXPECT_EQ(e.find_stage(Stage::kCorrectness)->status, StageStatus::kPassed);
+  EXPECT_EQ(e.find_stage(Stage::kTiming), nullptr) << "timing ran in the shared phase";
+  stages_.run_exclusive(task_, passing, e);
+  EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+  EXPECT_EQ(e.input_seed, seed);
+  ASSERT_EQ(e.workloads.size(), 2u);
+  EXPECT_TRUE(e.workloads[1].speedup.has_value());
+
+  Evaluation wrong;
+  wrong.arch = arch::Arch::kHopper;
+  EXPECT_FALSE(stages_.run_shared(task_, {.shared_object = "/nowhere/wrong.so"}, wrong));
+  EXPECT_EQ(wrong.verdict, Verdict::kIncorrectNumerical) << wrong.message;
+}
+
+// The shared phase's device memory grows with the task's largest workload.
+TEST_F(WorkerGpuStagesTest, TheMemoryNeedGrowsWithTheLargestWorkload) {
+  const std::uint64_t small = stages_.shared_memory_need(task_);
+  task::Task larger = task_;
+  larger.workloads[1].axes["M"] = 1 << 20;
+  const std::uint64_t large = stages_.shared_memory_need(larger);
+  EXPECT_GT(small, 0u);
+  // A grows by 3 bf16 per row of M and C by 5: 16 bytes per extra row, counted four times (more
+  // when the unseen workloads derived from the headline grow too).
+  EXPECT_GE(large - small, std::uint64_t{4} * 16u * ((1u << 20) - 8u));
 }
 
 // Passes every call on to the system and keeps what each asked to write.
@@ -224,13 +260,13 @@ TEST_F(WorkerGpuStagesTest, JobsCarryTheCandidateAndLimits) {
   EXPECT_EQ(jobs[1].inputs[0].shape, (std::vector<std::int64_t>{8, 3}));
   EXPECT_EQ(jobs[1].candidate_kernels, std::vector<std::string>{"_Z6kernelv"});
   EXPECT_EQ(jobs[0].limits.call_timeout.count(), 20000);
-  EXPECT_EQ(mode_of(jobs[0].request), "candidate");
+  EXPECT_EQ(worker::mode_of(jobs[0].request), "candidate");
 }
 
 }  // namespace
-}  // namespace ptxbench::eval::worker
+}  // namespace ptxbench::eval::gpu_pipeline
 
-namespace ptxbench::eval::worker {
+namespace ptxbench::eval::gpu_pipeline {
 namespace {
 
 // A correct candidate whose GMMA kernel the probe cannot measure (the fake worker has no probe
@@ -403,9 +439,9 @@ TEST_F(WorkerGpuStagesOverlap, RacecheckFinishesPastItsDeadlineWhileCorrectnessR
 }
 
 }  // namespace
-}  // namespace ptxbench::eval::worker
+}  // namespace ptxbench::eval::gpu_pipeline
 
-namespace ptxbench::eval::worker {
+namespace ptxbench::eval::gpu_pipeline {
 namespace {
 
 // --time-workloads: one `worker time` process per timed workload, each workload's record filled,
@@ -591,4 +627,4 @@ TEST_F(WorkerGpuStagesTest, CorrectOnEveryUnseenWorkloadAndOffRunsNone) {
 }
 
 }  // namespace
-}  // namespace ptxbench::eval::worker
+}  // namespace ptxbench::eval::gpu_pipeline

@@ -1,4 +1,4 @@
-#include "ptxbench/eval/worker/worker_gpu_stages.hpp"
+#include "ptxbench/eval/gpu_pipeline/worker_gpu_stages.hpp"
 #include "ptxbench/util/timestamps.hpp"
 
 #include <fmt/format.h>
@@ -19,7 +19,10 @@
 #include "ptxbench/eval/worker/exchange.hpp"
 #include "ptxbench/task/unseen_workloads.hpp"
 
-namespace ptxbench::eval::worker {
+namespace ptxbench::eval::gpu_pipeline {
+// The stages' judgements and the worker protocol they speak are declared in eval::worker.
+using namespace ptxbench::eval::worker;  // NOLINT(google-build-using-namespace)
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -452,9 +455,9 @@ struct WorkerGpuStages::Run {
   // The sanitizer's run of the candidate overlaps the correctness check: neither is timed, so
   // together they cost the longer of the two rather than their sum (docs/gpu-engine.md, "Order
   // and overlap"). A tool's deadline waits while correctness still runs: it delays nothing then.
-  // The proof and timing follow, timing alone on the GPU. The verdict keeps the order of the
-  // stages: a sanitizer finding first, then correctness, then the proof.
-  void execute() {
+  // The verdict keeps the order of the stages: a sanitizer finding first, then correctness.
+  // Neither needs the GPU alone. Returns whether the exclusive stages follow.
+  bool shared_stages() {
     auto stop = std::make_shared<std::atomic<bool>>(false);
     auto correctness_running = std::make_shared<std::atomic<bool>>(true);
     auto sanitized = std::async(std::launch::async, [this, stop, correctness_running] {
@@ -473,8 +476,20 @@ struct WorkerGpuStages::Run {
     // waited out (the stage says "not checked", stopped).
     if (!correct && e.verdict == Verdict::kTimeout) stop->store(true);
     const Sanitized sanitizer_result = sanitized.get();
-    if (!judge_sanitize(sanitizer_result)) return skip_after(Stage::kSanitize);
-    if (!correct) return skip_after(Stage::kCorrectness);
+    if (!judge_sanitize(sanitizer_result)) {
+      skip_after(Stage::kSanitize);
+      return false;
+    }
+    if (!correct) {
+      skip_after(Stage::kCorrectness);
+      return false;
+    }
+    return true;
+  }
+
+  // The proof and timing, each with the GPU to itself (the probe's CUPTI session and ncu need it
+  // idle), then the verdict.
+  void exclusive_stages() {
     judge_proof(run_probe_tools());
     if (!time()) return;
     bool proven = e.find_stage(Stage::kDynamicSass)->status != StageStatus::kFailed;
@@ -550,25 +565,76 @@ std::vector<WorkerJob> WorkerGpuStages::make_jobs(const task::Task& task,
   return jobs;
 }
 
-void WorkerGpuStages::run(const task::Task& task, const CompiledCandidate& candidate,
-                          Evaluation& evaluation) {
-  if (info_reply_) {
-    for (const auto& [key, value] : info_reply_->toolchain) evaluation.toolchain[key] = value;
-  }
+// The jobs of every judged workload with the verdict's seeds: drawn by the shared phase (and
+// recorded), read back from the record by the exclusive one.
+WorkerGpuStages::Run WorkerGpuStages::make_run(const task::Task& task,
+                                               const CompiledCandidate& candidate,
+                                               Evaluation& evaluation) {
   Run run{*this, task, candidate, evaluation, make_jobs(task, candidate)};
   run.shown = run.jobs.size();
   if (options_.unseen != correctness::UnseenPolicy::kOff) {
     for (const auto& workload : task::unseen_workloads(task))
       run.jobs.push_back(configure(make_job(task, workload), candidate));
   }
-  const std::uint64_t seed =
-      options_.input_seed ? *options_.input_seed : correctness::draw_input_seed();
-  evaluation.input_seed = seed;
-  for (auto& job : run.jobs) job.seed = correctness::workload_input_seed(job.seed, seed);
+  if (!evaluation.input_seed) {
+    evaluation.input_seed =
+        options_.input_seed ? *options_.input_seed : correctness::draw_input_seed();
+  }
+  for (auto& job : run.jobs)
+    job.seed = correctness::workload_input_seed(job.seed, *evaluation.input_seed);
   for (std::size_t j = 0; j < task.workloads.size(); ++j) {
     if (task.workloads[j].headline) run.headline = j;
   }
-  run.execute();
+  return run;
 }
 
-}  // namespace ptxbench::eval::worker
+bool WorkerGpuStages::run_shared(const task::Task& task, const CompiledCandidate& candidate,
+                                 Evaluation& evaluation) {
+  if (info_reply_) {
+    for (const auto& [key, value] : info_reply_->toolchain) evaluation.toolchain[key] = value;
+  }
+  evaluation.input_seed.reset();  // drawn for this verdict
+  return make_run(task, candidate, evaluation).shared_stages();
+}
+
+void WorkerGpuStages::run_exclusive(const task::Task& task, const CompiledCandidate& candidate,
+                                    Evaluation& evaluation) {
+  make_run(task, candidate, evaluation).exclusive_stages();
+}
+
+void WorkerGpuStages::run(const task::Task& task, const CompiledCandidate& candidate,
+                          Evaluation& evaluation) {
+  if (run_shared(task, candidate, evaluation)) run_exclusive(task, candidate, evaluation);
+}
+
+std::optional<DeviceMemory> WorkerGpuStages::device_memory() const {
+  if (!info_reply_ || info_reply_->memory_bytes <= 0) return std::nullopt;
+  return DeviceMemory{.total_bytes = static_cast<std::uint64_t>(info_reply_->memory_bytes),
+                      .free_bytes = static_cast<std::uint64_t>(
+                          std::max<std::int64_t>(0, info_reply_->free_memory_bytes))};
+}
+
+// The shared phase's processes at their largest: the candidate process of one workload or the
+// judge's (which holds the inputs, the candidate's outputs read back, the library's outputs and
+// the high-precision reference's, wider than the outputs: kWorkingSetFactor times the tensors
+// in all), beside the sanitizer's small run; each process also holds a CUDA context. The
+// candidate's own allocations are bounded only by device_memory_limit_bytes when it is set.
+std::uint64_t WorkerGpuStages::shared_memory_need(const task::Task& task) const {
+  constexpr std::uint64_t kWorkingSetFactor = 4;
+  constexpr std::uint64_t kContextBytes = std::uint64_t{512} << 20;
+  std::vector<task::Workload> workloads = task.workloads;
+  if (options_.unseen != correctness::UnseenPolicy::kOff) {
+    for (auto& workload : task::unseen_workloads(task)) workloads.push_back(std::move(workload));
+  }
+  std::uint64_t largest = 0;
+  for (const auto& workload : workloads) {
+    const WorkerJob job = make_job(task, workload);
+    std::uint64_t bytes = 0;
+    for (const auto& t : job.inputs) bytes += t.bytes();
+    for (const auto& t : job.outputs) bytes += t.bytes();
+    largest = std::max(largest, bytes);
+  }
+  return kWorkingSetFactor * largest + 2 * kContextBytes + options_.device_memory_limit_bytes;
+}
+
+}  // namespace ptxbench::eval::gpu_pipeline
