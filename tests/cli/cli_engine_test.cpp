@@ -2,7 +2,8 @@
 // strict sandbox is refused by each the same way (exit 2, one message), and the engine's
 // settings given as flags reach the evaluations each command runs: --compile-timeout bounds a
 // stand-in nvcc, --gpus pins the stand-in GPU worker (tests/eval/worker/fake_worker.cpp, whose
-// `info` call logs the CUDA_VISIBLE_DEVICES it got).
+// `info` call logs the CUDA_VISIBLE_DEVICES it got), --correctness-rule decides how the stand-in
+// worker's outputs are judged and --racecheck-timeout stops a stand-in compute-sanitizer.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -146,6 +147,68 @@ TEST_F(CliEngine, CompileTimeoutAndGpusReachTheEngineOfEveryCommand) {
     auto calls = util::read_file(log);
     ASSERT_TRUE(calls.has_value()) << name << ": the worker was never asked";
     EXPECT_THAT(*calls, HasSubstr("info 3\n")) << name;
+  }
+}
+
+// The message of one stage of a record, "STATUS: message".
+std::string stage_of(const nlohmann::json& record, const std::string& stage) {
+  for (const auto& s : record.value("stages", nlohmann::json::array())) {
+    if (s.value("stage", "") == stage) return s.value("status", "") + ": " + s.value("message", "");
+  }
+  return "(no " + stage + " stage)";
+}
+
+// A real candidate (real nvcc, cuobjdump and nvdisasm, one compile shared through the compile
+// cache) reaches the stand-in GPU worker from every command: its outputs are judged by the rule
+// asked for (the GEMM's own rule is as_accurate_as_library), and racecheck, which a stand-in
+// compute-sanitizer makes take 20 s, is stopped once its 1 s are up and the correctness check
+// beside it is done (not at the default 15 s) and "not checked".
+TEST_F(CliEngine, TheCorrectnessRuleAndTheRacecheckDeadlineReachTheEngineOfEveryCommand) {
+  auto source = util::read_file(std::string(PTXBENCH_CANDIDATES_DIR) + "/hopper_wgmma_tma.cu");
+  ASSERT_TRUE(source.has_value());
+  const std::string text =
+      std::string("// ptxbench: task=") + kTask + " arch=hopper expect=PASSED\n" + *source;
+  util::write_file_atomic(path("k.cu"), text);
+  util::write_file_atomic(path("solutions") / "hopper" / "k.cu", text);
+  util::write_file_atomic(path("reply.md"), "Here:\n```cuda\n" + text + "```\n");
+  const fs::path tools = path("tools");
+  fs::create_directories(tools);
+  util::write_file_atomic(tools / "compute-sanitizer",
+                          "#!/bin/sh\n[ \"$1\" = --help ] && exit 0\n"
+                          "case \"$*\" in *racecheck*) sleep 20;; esac\n"
+                          "echo '========= ERROR SUMMARY: 0 errors'\n");
+  fs::permissions(tools / "compute-sanitizer", fs::perms::owner_all);
+  for (auto [name, args] : commands()) {
+    if (name == "serve") continue;  // tests/serve/serve_engine_test.cpp
+    const auto log = path(name + ".gpu.log");
+    args.insert(args.end(), {"--sandbox", "off", "--compile-cache", path("cache").string(),
+                             "--correctness-rule", "matches_library", "--racecheck-timeout", "1"});
+    auto r = ptxbench(args, {{"PATH", tools.string() + ":/usr/local/cuda/bin:/usr/bin:/bin"},
+                             {"PTXBENCH_WORKER", FAKE_WORKER_PATH},
+                             {"FAKE_WORKER_LOG", log.string()}});
+    nlohmann::json record;
+    if (name == "eval") {
+      record =
+          nlohmann::json::parse(r.stdout_text.substr(0, r.stdout_text.find('\n')), nullptr, false);
+    } else if (name == "fixit demo") {
+      record = first_record(path("fixit") / "source-run");
+    } else {
+      record = first_record(path(name));
+    }
+    ASSERT_TRUE(record.is_object()) << name << ": " << r.stdout_text << r.stderr_text;
+    EXPECT_THAT(stage_of(record, "correctness"), HasSubstr("within atol="))
+        << name << ": " << record.dump();
+    EXPECT_THAT(stage_of(record, "sanitize"), HasSubstr("racecheck (timed out")) << name;
+    EXPECT_THAT(stage_of(record, "sanitize"), ::testing::StartsWith("not_checked")) << name;
+    // Stopped by the 1 s deadline once the correctness check was done, not by the default 15 s.
+    for (const auto& stage : record.at("stages")) {
+      if (stage.value("stage", "") == "sanitize") {
+        EXPECT_LT(stage.value("seconds", 99.0), 14.0) << name;
+      }
+    }
+    auto calls = util::read_file(log);
+    ASSERT_TRUE(calls.has_value()) << name << ": the worker was never asked";
+    EXPECT_THAT(*calls, HasSubstr("judge ")) << name;
   }
 }
 
