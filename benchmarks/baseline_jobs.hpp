@@ -24,8 +24,8 @@ inline eval::worker::TensorDesc tensor(std::string name, std::vector<std::int64_
 // C[M, N] = A[M, K] · B[N, K]ᵀ in bf16 (cuBLASLt with its algorithm search).
 inline eval::worker::WorkerJob gemm_job(std::int64_t m, std::int64_t n, std::int64_t k) {
   eval::worker::WorkerJob job;
-  job.op_type = "gemm";
-  job.baseline = "cublaslt.gemm_bf16_nt";
+  job.op_type = task::OpType::kGemm;
+  job.baseline = task::Baseline::kCublasLtGemmBf16Nt;
   job.workload = fmt::format("M{} N{} K{}", m, n, k);
   job.inputs = {tensor("A", {m, k}), tensor("B", {n, k})};
   job.outputs = {tensor("C", {m, n})};
@@ -38,8 +38,8 @@ inline eval::worker::WorkerJob gemm_job(std::int64_t m, std::int64_t n, std::int
 inline eval::worker::WorkerJob attention_job(bool backward, std::int64_t b, std::int64_t h,
                                              std::int64_t s, std::int64_t d, bool causal) {
   eval::worker::WorkerJob job;
-  job.op_type = backward ? "mha_bwd" : "mha_fwd_lse";
-  job.baseline = backward ? "cudnn.sdpa_bwd" : "cudnn.sdpa_fwd";
+  job.op_type = backward ? task::OpType::kMhaBwd : task::OpType::kMhaFwdLse;
+  job.baseline = backward ? task::Baseline::kCudnnSdpaBwd : task::Baseline::kCudnnSdpaFwd;
   job.workload = fmt::format("B{} H{} S{} D{}{}", b, h, s, d, causal ? " causal" : "");
   job.parameters = {{"causal", causal ? 1.0 : 0.0}};
   auto bhsd = [&](const char* name) { return tensor(name, {b, h, s, d}); };
@@ -59,10 +59,10 @@ inline eval::worker::WorkerJob attention_job(bool backward, std::int64_t b, std:
 // causal), backward 2.5 times the forward.
 inline double job_flops(const eval::worker::WorkerJob& job) {
   const auto& a = job.inputs[0].shape;
-  if (job.op_type == "gemm") return 2.0 * a[0] * job.inputs[1].shape[0] * a[1];
+  if (job.op_type == task::OpType::kGemm) return 2.0 * a[0] * job.inputs[1].shape[0] * a[1];
   double forward = 4.0 * a[0] * a[1] * a[2] * a[2] * a[3];
   if (job.parameters.at("causal") != 0) forward /= 2;
-  return job.op_type == "mha_bwd" ? 2.5 * forward : forward;
+  return job.op_type == task::OpType::kMhaBwd ? 2.5 * forward : forward;
 }
 
 // The shapes compared with PyTorch (benchmarks/interleaved_baselines.py lists the same): four
