@@ -51,6 +51,7 @@ struct FixitFlags {
   bool reevaluate = false, reevaluate_all = false, include_unverified = false;
   std::vector<std::string> kernelgen_runs;
   std::string export_length, export_explainer;
+  std::string teacher_name;  // explain / export: whose repairs
   // retrieve
   std::string query_task, query_arch = "hopper", query_verdict, query_error, query_code;
   int k = 3;
@@ -197,8 +198,8 @@ int run_explain(const FixitFlags& flags) {
                                 .max_attempts = flags.max_attempts};
   auto choice = choice_of(flags.explainer, flags.explainer_config, flags.explainer_command, flags);
   return with_folder(flags, [&](const fixit::FixitFolder& folder, const Environment& env) {
-    return finish_stage("explain",
-                        fixit::fixit_explain(folder, env, flags.selection, choice, options));
+    return finish_stage("explain", fixit::fixit_explain(folder, env, flags.selection,
+                                                        flags.teacher_name, choice, options));
   });
 }
 
@@ -438,6 +439,9 @@ void add_fixit_command(CLI::App& app, CommandContext& context) {
       fixit->add_subcommand("explain", "A teacher explains each repair in the first person");
   add_common(explain, *flags);
   add_teacher(explain, *flags, true);
+  explain->add_option(
+      "--teacher-name", flags->teacher_name,
+      "Explain the repairs of this teacher (needed when several repaired the rows)");
   explain->add_option("--length", flags->length, "short, medium or long")->capture_default_str();
   explain->add_option("--token-budget", flags->token_budget, "Estimated tokens at most")
       ->capture_default_str();
@@ -452,6 +456,8 @@ void add_fixit_command(CLI::App& app, CommandContext& context) {
                      "Also rows not verified on a GPU (marked \"verified\": false)");
   exporter->add_option("--kernelgen", flags->kernelgen_runs,
                        "Runs whose passing turns become KernelGen rows");
+  exporter->add_option("--teacher-name", flags->teacher_name,
+                       "Take the repairs of this teacher (needed when several exist)");
   exporter->add_option("--length", flags->export_length,
                        "Take the explanations of this length bin (needed when several exist)");
   exporter->add_option("--explainer-name", flags->export_explainer,
@@ -462,7 +468,7 @@ void add_fixit_command(CLI::App& app, CommandContext& context) {
         return with_folder(f, [&](const fixit::FixitFolder& folder, const Environment& env) {
           return finish_stage(
               "export", fixit::fixit_export(
-                            folder, env, f.selection, f.include_unverified, runs,
+                            folder, env, f.selection, f.teacher_name, f.include_unverified, runs,
                             {.explainer = f.export_explainer, .length_bin = f.export_length}));
         });
       });

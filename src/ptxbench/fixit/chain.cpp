@@ -27,19 +27,23 @@ std::optional<StageFailure> run_chain(const FixitFolder& folder, const Environme
   if (auto failure = step("balance", observer, [&] { return fixit_balance(folder, plan.recipes); }))
     return failure;
   for (const auto& recipe : plan.recipes) {
+    // Explain and export take the repairs of this chain's teacher, whoever else repaired rows.
+    std::string teacher;
     if (auto failure = step("repair", observer, [&] {
-          return fixit_repair(folder, env, recipe.name, plan.teacher, plan.repair);
+          auto outcome = fixit_repair(folder, env, recipe.name, plan.teacher, plan.repair);
+          if (outcome) teacher = outcome->teacher;
+          return outcome;
         }))
       return failure;
     if (auto failure =
             step("verify", observer, [&] { return fixit_verify(folder, env, false, false); }))
       return failure;
     if (auto failure = step("explain", observer, [&] {
-          return fixit_explain(folder, env, recipe.name, plan.explainer, plan.explain);
+          return fixit_explain(folder, env, recipe.name, teacher, plan.explainer, plan.explain);
         }))
       return failure;
     if (auto failure = step("export", observer, [&] {
-          return fixit_export(folder, env, recipe.name, plan.include_unverified,
+          return fixit_export(folder, env, recipe.name, teacher, plan.include_unverified,
                               plan.kernelgen_runs, {.length_bin = plan.explain.limits.bin.name});
         }))
       return failure;

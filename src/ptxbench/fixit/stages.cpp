@@ -9,6 +9,7 @@
 #include "ptxbench/fixit/explanation_variant.hpp"
 #include "ptxbench/fixit/export_files.hpp"
 #include "ptxbench/fixit/export_rows.hpp"
+#include "ptxbench/fixit/repair_teachers.hpp"
 #include "ptxbench/fixit/replay_teacher.hpp"
 #include "ptxbench/fixit/verify.hpp"
 #include "ptxbench/model/provider_factory.hpp"
@@ -35,20 +36,6 @@ std::vector<MinedRow> selected_rows(const std::vector<MinedRow>& mined,
   for (const auto& row : mined)
     if (ids.contains(row.id)) out.push_back(row);
   return out;
-}
-
-// Replaces the rows of the same mined id, keeps the others (rows of other selections).
-template <class Row>
-std::vector<Row> merged(std::vector<Row> before, const std::vector<Row>& fresh) {
-  std::map<std::string, std::size_t> where;
-  for (std::size_t i = 0; i < before.size(); ++i) where[before[i].mined_id] = i;
-  for (const auto& row : fresh) {
-    if (auto it = where.find(row.mined_id); it != where.end())
-      before[it->second] = row;
-    else
-      before.push_back(row);
-  }
-  return before;
 }
 
 // Teacher for a stage. `replay_teacher` picks the repair or the explainer of the catalog.
@@ -198,7 +185,7 @@ util::Expected<RepairOutcome> fixit_repair(const FixitFolder& folder, const Envi
   if (!summary) return summary.error();
   auto before = folder.read_repairs();
   if (!before) return before.error();
-  folder.write_repairs(merged(std::move(*before), summary->rows));
+  folder.write_repairs(merge_repairs(std::move(*before), summary->rows));
   folder.record_stage("repair", {{"teacher", teacher_json(choice)},
                                  {"teacher_name", teacher->name},
                                  {"max_turns", options.max_turns},
@@ -233,6 +220,7 @@ util::Expected<VerifyOutcome> fixit_verify(const FixitFolder& folder, const Envi
 
 util::Expected<ExplainOutcome> fixit_explain(const FixitFolder& folder, const Environment& env,
                                              const std::string& selection_name,
+                                             const std::string& teacher_name,
                                              const TeacherChoice& choice,
                                              const ExplainOptions& options) {
   auto mined = folder.read_mined();
@@ -249,12 +237,16 @@ util::Expected<ExplainOutcome> fixit_explain(const FixitFolder& folder, const En
   std::vector<RepairRow> wanted;
   for (const auto& repair : *repairs)
     if (ids.contains(repair.mined_id)) wanted.push_back(repair);
+  auto teacher = choose_teacher(wanted, teacher_name);
+  if (!teacher) return teacher.error();
+  wanted = rows_of_teacher(wanted, *teacher);
   auto explainer = make_teacher(choice, rows, env, /*explainer=*/true);
   if (!explainer) return explainer.error();
-  auto fresh = explain_rows(rows, wanted, *before, *explainer, options,
+  auto fresh = explain_rows(rows, wanted, rows_of_teacher(*before, *teacher), *explainer, options,
                             [&env](std::string_view line) { say(env, line); });
   folder.write_explained(merge_explained(std::move(*before), fresh));
   folder.record_stage("explain", {{"explainer", teacher_json(choice)},
+                                  {"teacher_name", *teacher},
                                   {"length_bin", options.limits.bin.name},
                                   {"token_budget", options.limits.token_budget},
                                   {"max_attempts", options.max_attempts}});
@@ -268,7 +260,7 @@ util::Expected<ExplainOutcome> fixit_explain(const FixitFolder& folder, const En
 
 util::Expected<ExportOutcome> fixit_export(const FixitFolder& folder, const Environment& env,
                                            const std::string& selection_name,
-                                           bool include_unverified,
+                                           const std::string& teacher_name, bool include_unverified,
                                            const std::vector<fs::path>& kernelgen_runs,
                                            const ExplanationFilter& explanations) {
   auto mined = folder.read_mined();
@@ -281,6 +273,12 @@ util::Expected<ExportOutcome> fixit_export(const FixitFolder& folder, const Envi
   if (!explained) return explained.error();
   auto selection = read_selection(folder, selection_name);
   if (!selection) return selection.error();
+  auto teacher = choose_teacher(*repairs, teacher_name);
+  if (!teacher) return teacher.error();
+  const bool several_teachers = teachers_of(*repairs).size() > 1;
+  *repairs = rows_of_teacher(*repairs, *teacher);
+  *verified = rows_of_teacher(*verified, *teacher);
+  *explained = rows_of_teacher(*explained, *teacher);
   auto variant = choose_variant(*explained, explanations);
   if (!variant) return variant.error();
   std::vector<ExplainedRow> used =
@@ -297,7 +295,7 @@ util::Expected<ExportOutcome> fixit_export(const FixitFolder& folder, const Envi
   set.kernelgen = std::move(kernelgen->rows);
   set.left_out.insert(set.left_out.end(), kernelgen->left_out.begin(), kernelgen->left_out.end());
   std::string name = *selection ? (*selection)->recipe.name : "all";
-  fs::path dir = folder.export_dir(name) / (*variant ? (*variant)->key() : kUnexplainedKey);
+  fs::path dir = folder.export_dir(name) / export_key(*variant, *teacher, several_teachers);
   // Built aside and renamed into place: a refused or killed export leaves no half-written folder.
   auto staged = util::StagedFolder::begin(dir, util::StagedFolder::Start::kEmpty);
   if (!staged) return staged.error();
@@ -311,6 +309,7 @@ util::Expected<ExportOutcome> fixit_export(const FixitFolder& folder, const Envi
   util::write_file_atomic(staged->path() / "README.md", card);
   if (auto published = staged->publish(); !published) return published.error();
   folder.record_stage("export", {{"selection", name},
+                                 {"teacher_name", *teacher},
                                  {"explanations", *variant ? (*variant)->key() : ""},
                                  {"include_unverified", include_unverified},
                                  {"fixit_rows", set.fixit.size()},

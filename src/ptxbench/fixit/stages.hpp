@@ -118,13 +118,17 @@ util::Expected<RepairOutcome> fixit_repair(const FixitFolder& folder, const Envi
 // `reevaluate`: evaluate NOT_RUN repairs again on this machine (every repair with `all`).
 util::Expected<VerifyOutcome> fixit_verify(const FixitFolder& folder, const Environment& env,
                                            bool reevaluate, bool all);
+// Explains the repairs of `teacher` (may be empty when one teacher repaired the rows).
 util::Expected<ExplainOutcome> fixit_explain(const FixitFolder& folder, const Environment& env,
                                              const std::string& selection,
+                                             const std::string& teacher,
                                              const TeacherChoice& explainer,
                                              const ExplainOptions& options);
-// Writes export/<selection>/<explanation variant>/.
+// Writes export/<selection>/<explanation variant>[--<teacher>]/ (fixit/repair_teachers.hpp)
+// from the repairs of `teacher` (may be empty when the folder has one teacher).
 util::Expected<ExportOutcome> fixit_export(const FixitFolder& folder, const Environment& env,
-                                           const std::string& selection, bool include_unverified,
+                                           const std::string& selection, const std::string& teacher,
+                                           bool include_unverified,
                                            const std::vector<std::filesystem::path>& kernelgen_runs,
                                            const ExplanationFilter& explanations = {});
 
