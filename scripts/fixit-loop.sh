@@ -139,10 +139,11 @@ else
 fi
 
 # --- 2. Fixit stages: mine, balance, repair, verify, explain, export (docs/fixit.md) ----------
-# `ptxbench fixit all` runs them from a config: the user's (--fixit-config: teacher, recipes,
-# filters) with its Fixit folder and runs set to this loop's. Rows: the first recipe's export
-# folder. --tiny without --fixit-config or --rows trains on the shipped example rows, said here:
-# a random model's run has nothing a teacher can repair.
+# `ptxbench fixit all` runs them from the user's config (--fixit-config: teacher, recipes,
+# filters) over this loop's Fixit folder and base run (its --fixit and --runs). Rows: the first
+# recipe's export folder, the first `export:` line it prints. --tiny without --fixit-config or
+# --rows trains on the shipped example rows, said here: a random model's run has nothing a
+# teacher can repair.
 rows_files=()
 if [ -n "$rows" ]; then
   rows_files=("$rows"); log "rows: $rows given, Fixit stages skipped"
@@ -153,24 +154,22 @@ else
   [ -n "$fixit_config" ] || {
     echo "fixit-loop: --fixit-config FILE is required (the teacher and recipes of 'ptxbench fixit all', docs/fixit.md), or pass --rows FILE" >&2
     exit 2; }
-  config_args=(fixit-config --fixit "$work/fixit" --runs "$work/runs/base" --out "$work/fixit.yaml"
-               --config "$fixit_config")
-  [ "$tiny" = 0 ] || config_args+=(--no-gpu --include-unverified)
-  mapfile -t exported < <("${train_cli[@]}" "${config_args[@]}")
+  all_args=(fixit all --config "$fixit_config" --fixit "$work/fixit" --runs "$work/runs/base" --kernelgen)
+  [ "$tiny" = 0 ] || all_args+=(--no-gpu --include-unverified)
   if [ -f "$work/fixit/.loop-done" ]; then
     log "Fixit: $work/fixit done, skipped"
   else
-    log "Fixit: $ptxbench fixit all --config $work/fixit.yaml"
-    "$ptxbench" fixit all --config "$work/fixit.yaml" || {
+    log "Fixit: $ptxbench ${all_args[*]}"
+    "$ptxbench" "${all_args[@]}" | tee "$work/fixit-all.log" || {
       echo "fixit-loop: 'ptxbench fixit all' failed (above); rerun the loop to resume it" >&2; exit 1; }
     touch "$work/fixit/.loop-done"
   fi
-  # export/<recipe>/<length>-<explainer>/: the one explanation variant the config explains.
-  variants=("${exported[0]}"/*/README.md)
-  if [ ${#variants[@]} -ne 1 ] || [ ! -f "${variants[0]}" ]; then
-    echo "fixit-loop: expected one export folder under ${exported[0]}, found: ${variants[*]}" >&2; exit 1
+  # export/<recipe>/<length>-<explainer>/, from "export: N Fixit row(s), ... -> DIR (card: README.md)".
+  exported="$(sed -n 's/^export: .* -> \(.*\) (card: README.md)$/\1/p' "$work/fixit-all.log" | head -n 1)"
+  if [ -z "$exported" ] || [ ! -f "$exported/README.md" ]; then
+    echo "fixit-loop: $work/fixit-all.log names no export folder; rerun after removing $work/fixit/.loop-done" >&2; exit 1
   fi
-  rows_files=("$(dirname "${variants[0]}")")
+  rows_files=("$exported")
 fi
 "${train_cli[@]}" check-rows "${rows_files[@]}"
 

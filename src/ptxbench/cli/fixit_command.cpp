@@ -57,6 +57,10 @@ struct FixitFlags {
   int k = 3;
   // all / demo
   std::string config, out, demo_context = "none";
+  // all: laid over the config (a loop that runs one user config over its own folder and runs)
+  std::string all_folder;
+  std::vector<std::string> all_runs;
+  bool all_no_gpu = false, all_include_unverified = false, all_kernelgen = false;
 };
 
 std::vector<std::string> split_words(const std::string& text) {
@@ -273,6 +277,12 @@ int run_all(const FixitFlags& flags) {
     fmt::print(stderr, "ptxbench fixit all: {}: {}\n", flags.config, message);
     return static_cast<int>(kExitUsage);
   };
+  if (!flags.all_folder.empty()) config->folder = flags.all_folder;
+  if (!flags.all_runs.empty())
+    config->plan.runs = std::vector<fs::path>(flags.all_runs.begin(), flags.all_runs.end());
+  if (flags.all_no_gpu) config->settings.gpu = false;
+  if (flags.all_include_unverified) config->plan.include_unverified = true;
+  if (config->kernelgen || flags.all_kernelgen) config->plan.kernelgen_runs = config->plan.runs;
   auto env = fixit::load_environment(config->tasks_dir, config->settings);
   if (!env) return complain(env.error().message);
   *env = with_output(std::move(*env));
@@ -488,6 +498,13 @@ void add_fixit_command(CLI::App& app, CommandContext& context) {
 
   auto* all = fixit->add_subcommand("all", "Every stage, from a config file");
   all->add_option("--config", flags->config, "fixit.yaml (docs/fixit.md)")->required();
+  all->add_option("--fixit", flags->all_folder, "The Fixit folder, instead of the config's");
+  all->add_option("--runs", flags->all_runs, "Run directories, instead of the config's");
+  all->add_flag("--no-gpu", flags->all_no_gpu, "Run no GPU stages (as gpu: false)");
+  all->add_flag("--include-unverified", flags->all_include_unverified,
+                "Export unverified rows too (as export.include_unverified: true)");
+  all->add_flag("--kernelgen", flags->all_kernelgen,
+                "Export the runs' passing turns as KernelGen rows (as export.kernelgen: true)");
   bind(all, run_all);
 
   auto* demo =

@@ -193,6 +193,7 @@ util::Expected<FixitConfig> read_fixit_config(const fs::path& config_path) {
   config.folder = relative_to(base, folder_name);
   if (!tasks_dir.empty()) config.tasks_dir = relative_to(base, tasks_dir);
   for (const auto& run : runs) plan.runs.push_back(relative_to(base, run));
+  config.kernelgen = kernelgen;
   if (kernelgen) plan.kernelgen_runs = plan.runs;
   return config;
 }

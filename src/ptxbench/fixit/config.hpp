@@ -16,6 +16,7 @@ struct FixitConfig {
   std::filesystem::path tasks_dir;  // empty: the built-in suite
   eval::EvaluationSettings settings = kFixitDefaults;
   ChainPlan plan;
+  bool kernelgen = false;  // export.kernelgen: the runs' passing turns become KernelGen rows
 };
 
 // Errors name the file and the field ("fixit.yaml: repair.turns: expected a whole number ...").
