@@ -163,6 +163,41 @@ TEST(FixitAll, KilledTwiceAndResumedExportsWhatAStraightRunExports) {
   EXPECT_EQ(calls.size(), 8u);
 }
 
+// --fixit, --runs, --no-gpu, --include-unverified and --kernelgen lay a folder, runs and the
+// export switches over a config that names others (as a study runs a user's config).
+TEST(FixitAll, FlagsLayTheFolderAndRunsOverTheConfig) {
+  util::TempDir work;
+  write_source_run(work.path() / "source-run");
+  fs::create_directories(work.path() / "state");
+  const std::string teacher = (fs::path(PTXBENCH_TEST_DATA_DIR) / "chain_teacher.sh").string();
+  util::write_file_atomic(
+      work.path() / "user.yaml",
+      fmt::format("fixit: not-this\nruns: [not-this-run]\ngpu: true\nparallel: 1\n"
+                  "evaluation: {{compile_cache: \"{}\"}}\nteacher: {{command: [sh, \"{}\"]}}\n"
+                  "repair: {{turns: 1, concurrency: 1}}\nexplain: {{length: short}}\n",
+                  (work.path() / "compile-cache").string(), teacher));
+  util::SystemProcessRunner runner;
+  auto result = runner.run(
+      {.argv = {PTXBENCH_EXE, "fixit", "all", "--config", (work.path() / "user.yaml").string(),
+                "--fixit", (work.path() / "mine").string(), "--runs",
+                (work.path() / "source-run").string(), "--no-gpu", "--include-unverified",
+                "--kernelgen"},
+       .timeout = std::chrono::seconds(900),
+       .env = {{"PTXBENCH_TEST_STATE", (work.path() / "state").string()}}});
+  ASSERT_TRUE(result.succeeded()) << result.describe_end() << "\n" << result.stderr_text;
+  EXPECT_FALSE(fs::exists(work.path() / "not-this"));
+  const fs::path exported = work.path() / "mine/export/volume/short-command-teacher";
+  EXPECT_NE(result.stdout_text.find("-> " + exported.string() + " (card: README.md)"),
+            std::string::npos)
+      << result.stdout_text;
+  auto rows = read_jsonl(exported / "train/fixit.jsonl");
+  ASSERT_TRUE(rows) << rows.error().message;
+  EXPECT_EQ(rows->size(), 2u);  // unverified (no GPU stages), exported as asked
+  auto kernelgen = read_jsonl(exported / "train/kernelgen.jsonl");
+  ASSERT_TRUE(kernelgen) << kernelgen.error().message;
+  EXPECT_EQ(kernelgen->size(), 1u);  // the run's passing turn
+}
+
 // A bad config is a usage error (exit 2) naming the file and the field, before anything runs.
 TEST(FixitAll, ConfigProblemsAreUsageErrorsNamingTheField) {
   util::TempDir work;

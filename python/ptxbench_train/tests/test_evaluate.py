@@ -1,11 +1,10 @@
-"""Run configs for base and tuned, the report command, and the loop's Fixit config."""
+"""Run configs for base and tuned, and the report command."""
 
 import pytest
 import yaml
 
 from ptxbench_train.cli import main
 from ptxbench_train.evaluate import GridError, Side, load_grid, report_argv, write_configs
-from ptxbench_train.fixit_config import loop_config, write_loop_config
 
 
 def test_same_grid_for_both_sides(tmp_path):
@@ -44,21 +43,6 @@ def test_grid_with_models_is_refused(tmp_path, capsys):
     assert main(["evaluate", "--base-url", "u", "--grid", str(grid), "--work", str(tmp_path),
                  "--side", "nolabel"]) == 2
     assert "expected LABEL=SERVED_MODEL_NAME" in capsys.readouterr().err
-
-
-def test_loop_fixit_config_keeps_the_users_teacher(tmp_path):
-    user = tmp_path / "cfg" / "fixit.yaml"
-    user.parent.mkdir()
-    user.write_text("fixit: elsewhere\nruns: [other]\nteacher: {config: teacher.yaml}\n"
-                    "recipes: [{name: balanced, mode: balanced}]\n")
-    config = loop_config(str(user), tmp_path / "fx", [tmp_path / "runs" / "base"], gpu=True,
-                         include_unverified=False)
-    assert config["fixit"] == str((tmp_path / "fx").resolve())
-    assert config["runs"] == [str((tmp_path / "runs" / "base").resolve())]
-    assert config["teacher"]["config"] == str((user.parent / "teacher.yaml").resolve())
-    assert config["export"] == {"include_unverified": False, "kernelgen": True}
-    files = write_loop_config(str(user), tmp_path / "fx", [tmp_path / "r"], tmp_path / "out.yaml",
-                              gpu=False, include_unverified=True)
-    assert files == [(tmp_path / "fx").resolve() / "export" / "balanced"]
-    written = yaml.safe_load((tmp_path / "out.yaml").read_text())
-    assert written["gpu"] is False and written["export"]["include_unverified"] is True
+    # Other fields are run.yaml's: `ptxbench run` checks them, with its own list.
+    grid.write_text("tasks: [core]\ncells: []\n")
+    assert load_grid(grid)["cells"] == []

@@ -2,15 +2,15 @@
 // folder (docs/fixit.md): from a model's failing turns to verified, explained training rows.
 #include <fmt/format.h>
 
-#include <chrono>
-#include <ctime>
+#include <mutex>
 
-#include "ptxbench/agent/run_config.hpp"
+#include "ptxbench/agent/solution_catalog.hpp"
+#include "ptxbench/agent/trajectory_runner.hpp"
 #include "ptxbench/cli/command.hpp"
-#include "ptxbench/cli/fixit_pipeline.hpp"
-#include "ptxbench/cli/fixit_stages.hpp"
+#include "ptxbench/cli/fixit_output.hpp"
 #include "ptxbench/cli/settings_flags.hpp"
-#include "ptxbench/demo/demo.hpp"
+#include "ptxbench/fixit/config.hpp"
+#include "ptxbench/fixit/demo.hpp"
 #include "ptxbench/fixit/retrieve.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
@@ -20,6 +20,10 @@ namespace ptxbench::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using fixit::Environment;
+using fixit::kFixitDefaults;
+using fixit::kFixitSettings;
+using fixit::TeacherChoice;
 
 struct FixitFlags {
   std::string folder;
@@ -47,11 +51,16 @@ struct FixitFlags {
   bool reevaluate = false, reevaluate_all = false, include_unverified = false;
   std::vector<std::string> kernelgen_runs;
   std::string export_length, export_explainer;
+  std::string teacher_name;  // explain / export: whose repairs
   // retrieve
   std::string query_task, query_arch = "hopper", query_verdict, query_error, query_code;
   int k = 3;
   // all / demo
   std::string config, out, demo_context = "none";
+  // all: laid over the config (a loop that runs one user config over its own folder and runs)
+  std::string all_folder;
+  std::vector<std::string> all_runs;
+  bool all_no_gpu = false, all_include_unverified = false, all_kernelgen = false;
 };
 
 std::vector<std::string> split_words(const std::string& text) {
@@ -83,21 +92,24 @@ TeacherChoice choice_of(const std::string& kind, const std::string& config,
   return choice;
 }
 
-// Loads the suite; prints and returns nullopt on error.
-std::optional<FixitEnvironment> environment(const FixitFlags& flags) {
-  auto suite = task::load_suite(flags.tasks_dir.empty() ? task::default_tasks_dir()
-                                                        : fs::path(flags.tasks_dir));
-  if (!suite) {
-    fmt::print(stderr, "ptxbench fixit: {}\n", suite.error().message);
-    return std::nullopt;
-  }
+// The environment of a command: its suite, its settings, the CLI's engine opener and progress
+// lines. Loaded from the suite and flags; prints and returns nullopt on error.
+Environment with_output(Environment env) {
+  env.open_engine = fixit_engine_opener();
+  env.say = say_fixit;
+  return env;
+}
+
+std::optional<Environment> environment(const FixitFlags& flags) {
+  // The suite's problem first, then the flags'.
   auto settings = settings_from_flags(flags.settings, kFixitDefaults);
-  if (!settings) {
-    fmt::print(stderr, "ptxbench fixit: {}\n", settings.error().message);
+  auto env = fixit::load_environment(flags.tasks_dir, settings ? *settings : kFixitDefaults);
+  const util::Error* problem = !env ? &env.error() : !settings ? &settings.error() : nullptr;
+  if (problem != nullptr) {
+    fmt::print(stderr, "ptxbench fixit: {}\n", problem->message);
     return std::nullopt;
   }
-  eval::apply_correctness_rule(*settings, *suite);
-  return FixitEnvironment{.suite = std::move(*suite), .settings = *settings};
+  return with_output(std::move(*env));
 }
 
 // Opens the folder and the suite, then runs `stage`.
@@ -138,15 +150,15 @@ int run_mine(const FixitFlags& flags) {
   }
   filters.turns.insert(flags.turns.begin(), flags.turns.end());
   std::vector<fs::path> runs(flags.runs.begin(), flags.runs.end());
-  return with_folder(flags, [&](const fixit::FixitFolder& folder, const FixitEnvironment& env) {
-    return fixit_mine(folder, env, runs, filters);
+  return with_folder(flags, [&](const fixit::FixitFolder& folder, const Environment& env) {
+    return finish_stage("mine", fixit::fixit_mine(folder, env, runs, filters));
   });
 }
 
 int run_balance(const FixitFlags& flags) {
   std::vector<fixit::Recipe> recipes;
   if (!flags.recipe_file.empty()) {
-    auto parsed = load_recipes(flags.recipe_file);
+    auto parsed = fixit::load_recipes(flags.recipe_file);
     if (!parsed) {
       fmt::print(stderr, "ptxbench fixit balance: {}\n", parsed.error().message);
       return kExitUsage;
@@ -163,8 +175,8 @@ int run_balance(const FixitFlags& flags) {
     }
     recipes.push_back(*recipe);
   }
-  return with_folder(flags, [&](const fixit::FixitFolder& folder, const FixitEnvironment&) {
-    return fixit_balance(folder, recipes);
+  return with_folder(flags, [&](const fixit::FixitFolder& folder, const Environment&) {
+    return finish_stage("balance", fixit::fixit_balance(folder, recipes));
   });
 }
 
@@ -174,8 +186,9 @@ int run_repair(const FixitFlags& flags) {
                                .strict = !flags.loose,
                                .speedup_floor = flags.speedup_floor};
   auto choice = choice_of(flags.teacher, flags.teacher_config, flags.teacher_command, flags);
-  return with_folder(flags, [&](const fixit::FixitFolder& folder, const FixitEnvironment& env) {
-    return fixit_repair(folder, env, flags.selection, choice, options);
+  return with_folder(flags, [&](const fixit::FixitFolder& folder, const Environment& env) {
+    return finish_stage("repair",
+                        fixit::fixit_repair(folder, env, flags.selection, choice, options));
   });
 }
 
@@ -188,8 +201,9 @@ int run_explain(const FixitFlags& flags) {
   fixit::ExplainOptions options{.limits = {.bin = *bin, .token_budget = flags.token_budget},
                                 .max_attempts = flags.max_attempts};
   auto choice = choice_of(flags.explainer, flags.explainer_config, flags.explainer_command, flags);
-  return with_folder(flags, [&](const fixit::FixitFolder& folder, const FixitEnvironment& env) {
-    return fixit_explain(folder, env, flags.selection, choice, options);
+  return with_folder(flags, [&](const fixit::FixitFolder& folder, const Environment& env) {
+    return finish_stage("explain", fixit::fixit_explain(folder, env, flags.selection,
+                                                        flags.teacher_name, choice, options));
   });
 }
 
@@ -251,6 +265,102 @@ int run_retrieve(const FixitFlags& flags) {
 
 std::string default_demo_out() {
   return "runs/fixit-demo-" + util::utc_timestamp("%Y%m%d-%H%M%S");
+}
+
+int run_all(const FixitFlags& flags) {
+  auto config = fixit::read_fixit_config(flags.config);
+  if (!config) {
+    fmt::print(stderr, "ptxbench fixit all: {}\n", config.error().message);
+    return kExitUsage;
+  }
+  auto complain = [&](const std::string& message) {
+    fmt::print(stderr, "ptxbench fixit all: {}: {}\n", flags.config, message);
+    return static_cast<int>(kExitUsage);
+  };
+  if (!flags.all_folder.empty()) config->folder = flags.all_folder;
+  if (!flags.all_runs.empty())
+    config->plan.runs = std::vector<fs::path>(flags.all_runs.begin(), flags.all_runs.end());
+  if (flags.all_no_gpu) config->settings.gpu = false;
+  if (flags.all_include_unverified) config->plan.include_unverified = true;
+  if (config->kernelgen || flags.all_kernelgen) config->plan.kernelgen_runs = config->plan.runs;
+  auto env = fixit::load_environment(config->tasks_dir, config->settings);
+  if (!env) return complain(env.error().message);
+  *env = with_output(std::move(*env));
+  // Every recipe is repaired: the engine is opened (or refused) before any stage writes.
+  if (auto engine = fixit::engine_of(*env, "all"); !engine) {
+    fmt::print(stderr, "ptxbench fixit all: {}\n", engine.error().message);
+    return kExitUsage;
+  }
+  auto folder = fixit::FixitFolder::open(config->folder);
+  if (!folder) return complain(folder.error().message);
+  return finish_chain(fixit::run_chain(*folder, *env, config->plan, {.on_outcome = print_outcome}));
+}
+
+// The demo's headers: the step of seven each stage is.
+void print_demo_step(std::string_view stage, const fixit::LengthBin& length) {
+  if (stage == "mine") fmt::print("\nfixit demo: 2/7 mine\n");
+  if (stage == "balance") fmt::print("fixit demo: 3/7 balance (volume: every row)\n");
+  if (stage == "repair")
+    fmt::print("fixit demo: 4/7 repair (replay teacher: the expert solutions)\n");
+  if (stage == "verify") fmt::print("fixit demo: 5/7 verify\n");
+  if (stage == "explain")
+    fmt::print("fixit demo: 6/7 explain (replay explainer, {} length)\n", length.name);
+  if (stage == "export")
+    fmt::print("fixit demo: 7/7 export (unverified rows included, marked \"verified\": false)\n");
+}
+
+int run_demo(const FixitFlags& flags) {
+  auto env = environment(flags);
+  if (!env) return kExitUsage;
+  auto bin = fixit::find_length_bin(flags.length);
+  if (!bin) {
+    fmt::print(stderr, "ptxbench fixit demo: --length: {}\n", bin.error().message);
+    return kExitUsage;
+  }
+  auto engine = fixit::engine_of(*env, "demo");
+  if (!engine) {
+    fmt::print(stderr, "ptxbench fixit demo: {}\n", engine.error().message);
+    return kExitUsage;
+  }
+  auto folder = fixit::FixitFolder::open(flags.out.empty() ? default_demo_out() : flags.out);
+  if (!folder) {
+    fmt::print(stderr, "ptxbench fixit demo: {}\n", folder.error().message);
+    return kExitUsage;
+  }
+  const fs::path solutions = solutions_of(flags);
+  // 1. The demo run: the project's solutions and broken controls replayed through the loop.
+  fixit::DemoRun run = fixit::plan_demo_run(*env, *folder, solutions);
+  fmt::print("fixit demo: 1/7 replaying {} solution file(s) into {}\n", run.demo.entries.size(),
+             run.dir.string());
+  std::fflush(stdout);
+  std::mutex mutex;
+  agent::RunObserver observer{.on_turn = [&mutex](const agent::TurnEvent& event) {
+    std::lock_guard lock(mutex);
+    fmt::print(stderr, "  {}\n", agent::describe(event));
+  }};
+  auto table = fixit::execute_demo_run(run, **engine, observer);
+  if (!table) {
+    fmt::print(stderr, "ptxbench fixit demo: {}\n", table.error().message);
+    return kExitUsage;
+  }
+  fmt::print("{}", *table);
+  // 2-7. The broken controls' failures through the chain.
+  fs::path exported;
+  fixit::ChainObserver steps{
+      .on_begin = [&](std::string_view stage) { print_demo_step(stage, *bin); },
+      .on_outcome =
+          [&](const fixit::StageOutcome& outcome) {
+            print_outcome(outcome);
+            if (const auto* done = std::get_if<fixit::ExportOutcome>(&outcome))
+              exported = done->dir;
+          }};
+  auto plan = fixit::demo_chain_plan(run, solutions, *bin, eval::parallel_compiles(env->settings));
+  if (int code = finish_chain(fixit::run_chain(*folder, *env, plan, steps)); code != kExitOk)
+    return code;
+  auto card = util::read_file(exported / "README.md");
+  if (card) fmt::print("\n{}", *card);
+  fmt::print("\nFixit folder: {}\n", folder->root().string());
+  return kExitOk;
 }
 
 void add_common(CLI::App* sub, FixitFlags& flags) {
@@ -328,8 +438,10 @@ void add_fixit_command(CLI::App& app, CommandContext& context) {
   verify->add_flag("--reevaluate-all", flags->reevaluate_all, "Evaluate every repair again here");
   bind(
       verify, +[](const FixitFlags& f) {
-        return with_folder(f, [&](const fixit::FixitFolder& folder, const FixitEnvironment& env) {
-          return fixit_verify(folder, env, f.reevaluate || f.reevaluate_all, f.reevaluate_all);
+        return with_folder(f, [&](const fixit::FixitFolder& folder, const Environment& env) {
+          return finish_stage(
+              "verify",
+              fixit::fixit_verify(folder, env, f.reevaluate || f.reevaluate_all, f.reevaluate_all));
         });
       });
 
@@ -337,6 +449,9 @@ void add_fixit_command(CLI::App& app, CommandContext& context) {
       fixit->add_subcommand("explain", "A teacher explains each repair in the first person");
   add_common(explain, *flags);
   add_teacher(explain, *flags, true);
+  explain->add_option(
+      "--teacher-name", flags->teacher_name,
+      "Explain the repairs of this teacher (needed when several repaired the rows)");
   explain->add_option("--length", flags->length, "short, medium or long")->capture_default_str();
   explain->add_option("--token-budget", flags->token_budget, "Estimated tokens at most")
       ->capture_default_str();
@@ -351,6 +466,8 @@ void add_fixit_command(CLI::App& app, CommandContext& context) {
                      "Also rows not verified on a GPU (marked \"verified\": false)");
   exporter->add_option("--kernelgen", flags->kernelgen_runs,
                        "Runs whose passing turns become KernelGen rows");
+  exporter->add_option("--teacher-name", flags->teacher_name,
+                       "Take the repairs of this teacher (needed when several exist)");
   exporter->add_option("--length", flags->export_length,
                        "Take the explanations of this length bin (needed when several exist)");
   exporter->add_option("--explainer-name", flags->export_explainer,
@@ -358,9 +475,11 @@ void add_fixit_command(CLI::App& app, CommandContext& context) {
   bind(
       exporter, +[](const FixitFlags& f) {
         std::vector<fs::path> runs(f.kernelgen_runs.begin(), f.kernelgen_runs.end());
-        return with_folder(f, [&](const fixit::FixitFolder& folder, const FixitEnvironment& env) {
-          return fixit_export(folder, env, f.selection, f.include_unverified, runs,
-                              {.explainer = f.export_explainer, .length_bin = f.export_length});
+        return with_folder(f, [&](const fixit::FixitFolder& folder, const Environment& env) {
+          return finish_stage(
+              "export", fixit::fixit_export(
+                            folder, env, f.selection, f.teacher_name, f.include_unverified, runs,
+                            {.explainer = f.export_explainer, .length_bin = f.export_length}));
         });
       });
 
@@ -379,8 +498,14 @@ void add_fixit_command(CLI::App& app, CommandContext& context) {
 
   auto* all = fixit->add_subcommand("all", "Every stage, from a config file");
   all->add_option("--config", flags->config, "fixit.yaml (docs/fixit.md)")->required();
-  bind(
-      all, +[](const FixitFlags& f) { return run_fixit_all(f.config); });
+  all->add_option("--fixit", flags->all_folder, "The Fixit folder, instead of the config's");
+  all->add_option("--runs", flags->all_runs, "Run directories, instead of the config's");
+  all->add_flag("--no-gpu", flags->all_no_gpu, "Run no GPU stages (as gpu: false)");
+  all->add_flag("--include-unverified", flags->all_include_unverified,
+                "Export unverified rows too (as export.include_unverified: true)");
+  all->add_flag("--kernelgen", flags->all_kernelgen,
+                "Export the runs' passing turns as KernelGen rows (as export.kernelgen: true)");
+  bind(all, run_all);
 
   auto* demo =
       fixit->add_subcommand("demo", "The built-in default: the demo run's failures to rows");
@@ -389,15 +514,7 @@ void add_fixit_command(CLI::App& app, CommandContext& context) {
   demo->add_option("--tasks-dir", flags->tasks_dir, "Task suite (default: built-in)");
   add_settings_flags(*demo, flags->settings, kFixitSettings, kFixitDefaults);
   demo->add_option("--length", flags->length, "Explanation length bin")->capture_default_str();
-  bind(
-      demo, +[](const FixitFlags& f) {
-        auto env = environment(f);
-        if (!env) return static_cast<int>(kExitUsage);
-        return run_fixit_demo({.out = f.out.empty() ? default_demo_out() : f.out,
-                               .solutions_dir = solutions_of(f),
-                               .length = f.length},
-                              *env);
-      });
+  bind(demo, run_demo);
 }
 
 }  // namespace ptxbench::cli

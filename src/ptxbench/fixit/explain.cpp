@@ -31,8 +31,10 @@ model::Conversation explain_request(const MinedRow& row, const RepairRow& repair
 
 ExplainedRow explain_row(const MinedRow& row, const RepairRow& repair, const Teacher& explainer,
                          const ExplainOptions& options) {
-  ExplainedRow out{
-      .mined_id = row.id, .explainer = explainer.name, .length_bin = options.limits.bin.name};
+  ExplainedRow out{.mined_id = row.id,
+                   .teacher = repair.teacher,
+                   .explainer = explainer.name,
+                   .length_bin = options.limits.bin.name};
   model::Conversation conversation = explain_request(row, repair, options.limits.bin);
   for (int attempt = 1; attempt <= options.max_attempts; ++attempt) {
     out.attempts = attempt;

@@ -55,9 +55,9 @@ std::vector<ExplainedRow> rows_of_variant(const std::vector<ExplainedRow>& rows,
 
 std::vector<ExplainedRow> merge_explained(std::vector<ExplainedRow> before,
                                           const std::vector<ExplainedRow>& fresh) {
-  using Key = std::tuple<std::string, std::string, std::string>;
+  using Key = std::tuple<std::string, std::string, std::string, std::string>;
   auto key = [](const ExplainedRow& row) {
-    return Key{row.mined_id, row.explainer, row.length_bin};
+    return Key{row.mined_id, row.teacher, row.explainer, row.length_bin};
   };
   std::map<Key, std::size_t> where;
   for (std::size_t i = 0; i < before.size(); ++i) where[key(before[i])] = i;

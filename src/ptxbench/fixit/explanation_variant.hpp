@@ -39,8 +39,8 @@ util::Expected<std::optional<ExplanationVariant>> choose_variant(
 std::vector<ExplainedRow> rows_of_variant(const std::vector<ExplainedRow>& rows,
                                           const ExplanationVariant& variant);
 
-// `before` with `fresh` merged in: a fresh row replaces the row of the same mined id, explainer
-// and length bin; every other row is kept.
+// `before` with `fresh` merged in: a fresh row replaces the row of the same mined id, repair
+// teacher, explainer and length bin; every other row is kept.
 std::vector<ExplainedRow> merge_explained(std::vector<ExplainedRow> before,
                                           const std::vector<ExplainedRow>& fresh);
 

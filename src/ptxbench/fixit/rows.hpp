@@ -78,8 +78,12 @@ enum class VerifyStatus { kVerified, kUnverified, kRejected };
 std::string_view to_string(VerifyStatus status);
 std::optional<VerifyStatus> parse_verify_status(std::string_view name);
 
+// Repairs, their verification and their explanations are keyed by (mined row, teacher): a second
+// teacher's repair of a row is kept beside the first. Rows written before the teacher was part
+// of the key have an empty `teacher` and belong to the folder's one teacher of that time.
 struct VerifiedRow {
   std::string mined_id;
+  std::string teacher;  // of the repair verified
   VerifyStatus status = VerifyStatus::kRejected;
   std::string reason;
   std::string gpu;  // the device that judged it, from the evaluation's toolchain
@@ -88,6 +92,7 @@ struct VerifiedRow {
 
 struct ExplainedRow {
   std::string mined_id;
+  std::string teacher;  // of the repair explained
   std::string explainer;
   std::string length_bin;
   std::string reasoning;  // empty when every attempt was rejected

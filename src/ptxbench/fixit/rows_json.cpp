@@ -199,11 +199,9 @@ util::Expected<RepairRow> repair_row_from_json(const Json& json) {
 }
 
 Json to_json(const VerifiedRow& row) {
-  return {{"mined_id", row.mined_id},
-          {"status", to_string(row.status)},
-          {"reason", row.reason},
-          {"gpu", row.gpu},
-          {"evaluation", eval::to_json(row.evaluation)}};
+  return {{"mined_id", row.mined_id}, {"status", to_string(row.status)},
+          {"reason", row.reason},     {"gpu", row.gpu},
+          {"teacher", row.teacher},   {"evaluation", eval::to_json(row.evaluation)}};
 }
 
 util::Expected<VerifiedRow> verified_row_from_json(const Json& json) {
@@ -214,6 +212,7 @@ util::Expected<VerifiedRow> verified_row_from_json(const Json& json) {
   row.status = status.value_or(VerifyStatus::kRejected);
   row.reason = r.get<std::string>("reason");
   row.gpu = r.get_or<std::string>("gpu", "");
+  row.teacher = r.get_or<std::string>("teacher", "");  // absent in rows of older versions
   row.evaluation = r.evaluation("evaluation");
   return r.result(std::move(row));
 }
@@ -221,7 +220,8 @@ util::Expected<VerifiedRow> verified_row_from_json(const Json& json) {
 Json to_json(const ExplainedRow& row) {
   return {{"mined_id", row.mined_id},     {"explainer", row.explainer},
           {"length_bin", row.length_bin}, {"reasoning", row.reasoning},
-          {"attempts", row.attempts},     {"rejections", row.rejections}};
+          {"attempts", row.attempts},     {"rejections", row.rejections},
+          {"teacher", row.teacher}};
 }
 
 util::Expected<ExplainedRow> explained_row_from_json(const Json& json) {
@@ -232,6 +232,7 @@ util::Expected<ExplainedRow> explained_row_from_json(const Json& json) {
                    .reasoning = r.get<std::string>("reasoning"),
                    .attempts = r.get<int>("attempts"),
                    .rejections = r.get_or<std::vector<std::string>>("rejections", {})};
+  row.teacher = r.get_or<std::string>("teacher", "");  // absent in rows of older versions
   return r.result(std::move(row));
 }
 

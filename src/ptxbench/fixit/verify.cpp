@@ -52,6 +52,7 @@ std::vector<VerifiedRow> verify_rows(const std::vector<RepairRow>& repairs,
       row.status = VerifyStatus::kRejected;
       row.reason = fmt::format("not repaired in {} turn(s): {}", repair.turns,
                                eval::to_string(repair.evaluation.verdict));
+      row.teacher = repair.teacher;
       out.push_back(std::move(row));
       continue;
     }
@@ -67,6 +68,7 @@ std::vector<VerifiedRow> verify_rows(const std::vector<RepairRow>& repairs,
       }
     }
     out.push_back(judge(repair.mined_id, evaluation));
+    out.back().teacher = repair.teacher;
   }
   return out;
 }

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 from .evaluate import GridError
-from .fixit_config import FixitConfigError
 from .recipe import RecipeError, builtin_recipes, load_recipe
 from .rows import RowError, expand_data, read_rows
 from .vllm import VllmMissing
@@ -152,16 +151,6 @@ def cmd_bench(args) -> int:
     return 0
 
 
-def cmd_fixit_config(args) -> int:
-    from .fixit_config import write_loop_config
-
-    files = write_loop_config(args.config, Path(args.fixit), [Path(r) for r in args.runs], Path(args.out),
-                              gpu=not args.no_gpu, include_unverified=args.include_unverified)
-    for path in files:
-        print(path)
-    return 0
-
-
 def cmd_check_rows(args) -> int:
     total = 0
     for path in expand_data(args.data):
@@ -236,14 +225,6 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--max-tokens", type=int, default=128)
     t.add_argument("--out")
 
-    t = sub.add_parser("fixit-config", help="write the loop's `ptxbench fixit all` config; print its export folder")
-    t.add_argument("--config", help="the user's fixit.yaml (teacher, recipes, filters; docs/fixit.md)")
-    t.add_argument("--fixit", required=True, help="the Fixit folder")
-    t.add_argument("--runs", nargs="+", required=True)
-    t.add_argument("--out", required=True)
-    t.add_argument("--no-gpu", action="store_true")
-    t.add_argument("--include-unverified", action="store_true")
-
     t = sub.add_parser("check-rows", help="validate row files and count them")
     t.add_argument("data", nargs="+")
 
@@ -265,14 +246,12 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_evaluate(args)
         if args.command == "bench":
             return cmd_bench(args)
-        if args.command == "fixit-config":
-            return cmd_fixit_config(args)
         if args.command == "check-rows":
             return cmd_check_rows(args)
         for name in builtin_recipes():
             print(f"{name}: {json.dumps(load_recipe(name).to_dict())}")
         return 0
-    except (RowError, RecipeError, GridError, UsageError, FixitConfigError) as err:
+    except (RowError, RecipeError, GridError, UsageError) as err:
         print(f"ptxbench-train: {err}", file=sys.stderr)
         return 2
     except VllmMissing as err:
