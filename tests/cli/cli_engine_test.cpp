@@ -175,7 +175,7 @@ TEST_F(CliEngine, TheCorrectnessRuleAndTheRacecheckDeadlineReachTheEngineOfEvery
   fs::create_directories(tools);
   util::write_file_atomic(tools / "compute-sanitizer",
                           "#!/bin/sh\n[ \"$1\" = --help ] && exit 0\n"
-                          "case \"$*\" in *racecheck*) sleep 20;; esac\n"
+                          "case \"$*\" in *racecheck*) sleep 12;; esac\n"
                           "echo '========= ERROR SUMMARY: 0 errors'\n");
   fs::permissions(tools / "compute-sanitizer", fs::perms::owner_all);
   for (auto [name, args] : commands()) {
@@ -200,12 +200,7 @@ TEST_F(CliEngine, TheCorrectnessRuleAndTheRacecheckDeadlineReachTheEngineOfEvery
         << name << ": " << record.dump();
     EXPECT_THAT(stage_of(record, "sanitize"), HasSubstr("racecheck (timed out")) << name;
     EXPECT_THAT(stage_of(record, "sanitize"), ::testing::StartsWith("not_checked")) << name;
-    // Stopped by the 1 s deadline once the correctness check was done, not by the default 15 s.
-    for (const auto& stage : record.at("stages")) {
-      if (stage.value("stage", "") == "sanitize") {
-        EXPECT_LT(stage.value("seconds", 99.0), 14.0) << name;
-      }
-    }
+    // The stand-in racecheck takes 12 s: only the 1 s deadline, not the default 15 s, stops it.
     auto calls = util::read_file(log);
     ASSERT_TRUE(calls.has_value()) << name << ": the worker was never asked";
     EXPECT_THAT(*calls, HasSubstr("judge ")) << name;

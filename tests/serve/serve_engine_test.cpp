@@ -57,7 +57,7 @@ TEST(ServeEngine, TheCorrectnessRuleAndTheRacecheckDeadlineReachTheEngine) {
   fs::create_directories(bin);
   util::write_file_atomic(bin / "compute-sanitizer",
                           "#!/bin/sh\n[ \"$1\" = --help ] && exit 0\n"
-                          "case \"$*\" in *racecheck*) sleep 20;; esac\n"
+                          "case \"$*\" in *racecheck*) sleep 12;; esac\n"
                           "echo '========= ERROR SUMMARY: 0 errors'\n");
   fs::permissions(bin / "compute-sanitizer", fs::perms::owner_all);
   const auto log = dir.path() / "worker.log";
@@ -76,19 +76,15 @@ TEST(ServeEngine, TheCorrectnessRuleAndTheRacecheckDeadlineReachTheEngine) {
   ASSERT_EQ(polled["state"], "done") << polled.dump();
   const auto& record = polled.at("record");
   std::string correctness = "(none)", sanitize = "(none)";
-  double sanitize_seconds = 99;
   for (const auto& stage : record.at("stages")) {
     const auto text = stage.value("status", "") + ": " + stage.value("message", "");
     if (stage.value("stage", "") == "correctness") correctness = text;
-    if (stage.value("stage", "") == "sanitize") {
-      sanitize = text;
-      sanitize_seconds = stage.value("seconds", 99.0);
-    }
+    if (stage.value("stage", "") == "sanitize") sanitize = text;
   }
   EXPECT_THAT(correctness, HasSubstr("within atol=")) << record.dump();
   EXPECT_THAT(sanitize, HasSubstr("racecheck (timed out"));
   EXPECT_THAT(sanitize, ::testing::StartsWith("not_checked"));
-  EXPECT_LT(sanitize_seconds, 14.0);  // not the default 15 s
+  // The stand-in racecheck takes 12 s: only the 1 s deadline, not the default 15 s, stops it.
   auto calls = util::read_file(log);
   ASSERT_TRUE(calls.has_value()) << "the worker was never asked";
   EXPECT_THAT(*calls, HasSubstr("judge "));
