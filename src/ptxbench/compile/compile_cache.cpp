@@ -9,6 +9,7 @@
 
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/hash.hpp"
+#include "ptxbench/util/lru_folder.hpp"
 
 namespace ptxbench::compile {
 namespace {
@@ -156,31 +157,16 @@ void CompileCache::store(const CompileKey& key, const CompileOutput& output,
 
 void CompileCache::evict_over_budget() {
   if (max_bytes_ == 0) return;
-  struct Entry {
-    std::filesystem::path path;
-    std::filesystem::file_time_type used;
-    std::uint64_t bytes;
-  };
-  std::vector<Entry> entries;
-  std::uint64_t total = 0;
-  std::error_code ec;
-  for (std::filesystem::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
-    if (!it->is_directory(ec) || it->path().filename().string().starts_with(".")) continue;
-    const std::uint64_t bytes = folder_bytes(it->path());
-    entries.push_back({it->path(), it->last_write_time(ec), bytes});
-    total += bytes;
-  }
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) { return a.used < b.used; });
-  std::uint64_t evicted = 0;
-  for (const auto& entry : entries) {
-    if (total <= max_bytes_) break;
-    std::filesystem::remove_all(entry.path, ec);
-    total -= entry.bytes;
-    ++evicted;
-  }
+  const auto kept = util::evict_least_recently_used(
+      dir_, max_bytes_,
+      [](const std::filesystem::directory_entry& entry) -> std::optional<std::uint64_t> {
+        std::error_code ec;
+        if (!entry.is_directory(ec) || entry.path().filename().string().starts_with("."))
+          return std::nullopt;
+        return folder_bytes(entry.path());
+      });
   std::lock_guard lock(mutex_);
-  stats_.evictions += evicted;
+  stats_.evictions += kept.removed;
 }
 
 CompileCacheStats CompileCache::stats() const {

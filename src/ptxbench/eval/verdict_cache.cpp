@@ -13,6 +13,7 @@
 #include "ptxbench/util/child_processes.hpp"
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/hash.hpp"
+#include "ptxbench/util/lru_folder.hpp"
 #include "ptxbench/util/timestamps.hpp"
 
 namespace ptxbench::eval {
@@ -152,32 +153,17 @@ void VerdictCache::count_bypass() {
 
 void VerdictCache::evict_over_budget() {
   if (max_bytes_ == 0) return;
-  struct Entry {
-    std::filesystem::path path;
-    std::filesystem::file_time_type used;
-    std::uint64_t bytes;
-  };
-  std::vector<Entry> entries;
-  std::uint64_t total = 0;
-  std::error_code ec;
-  for (std::filesystem::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
-    if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
-    const std::uint64_t bytes = it->file_size(ec);
-    entries.push_back({it->path(), it->last_write_time(ec), bytes});
-    total += bytes;
-  }
-  if (total <= max_bytes_) return;
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) { return a.used < b.used; });
-  std::uint64_t evicted = 0;
-  for (const auto& entry : entries) {
-    if (total <= max_bytes_) break;
-    std::filesystem::remove(entry.path, ec);
-    total -= entry.bytes;
-    ++evicted;
-  }
+  const auto kept = util::evict_least_recently_used(
+      dir_, max_bytes_,
+      [](const std::filesystem::directory_entry& entry) -> std::optional<std::uint64_t> {
+        std::error_code ec;
+        if (!entry.is_regular_file(ec) || entry.path().extension() != ".json") return std::nullopt;
+        const std::uint64_t bytes = entry.file_size(ec);
+        if (ec) return std::nullopt;
+        return bytes;
+      });
   std::lock_guard lock(mutex_);
-  stats_.evictions += evicted;
+  stats_.evictions += kept.removed;
 }
 
 VerdictCacheStats VerdictCache::stats() const {

@@ -1,41 +1,22 @@
 #include "ptxbench/eval/reference_cache/reference_eviction.hpp"
 
-#include <algorithm>
-#include <vector>
-
 #include "ptxbench/eval/reference_cache/reference_store.hpp"
+#include "ptxbench/util/lru_folder.hpp"
 
 namespace ptxbench::eval::reference_cache {
 
 Eviction evict_references(const std::filesystem::path& dir, std::uint64_t max_bytes) {
-  struct Entry {
-    std::filesystem::path path;
-    std::filesystem::file_time_type used;
-    std::uint64_t bytes;
-  };
-  std::vector<Entry> entries;
-  Eviction result;
-  std::error_code ec;
-  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code entry_ec;
-    if (!it->is_regular_file(entry_ec) || it->path().extension() != kEntryExtension) continue;
-    const std::uint64_t bytes = it->file_size(entry_ec);
-    const auto used = it->last_write_time(entry_ec);
-    if (entry_ec) continue;  // removed meanwhile by another process
-    entries.push_back({it->path(), used, bytes});
-    result.bytes_left += bytes;
-  }
-  if (max_bytes == 0 || result.bytes_left <= max_bytes) return result;
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) { return a.used < b.used; });
-  for (const auto& entry : entries) {
-    if (result.bytes_left <= max_bytes) break;
-    std::error_code removed;
-    std::filesystem::remove(entry.path, removed);
-    result.bytes_left -= entry.bytes;
-    if (!removed) ++result.removed;
-  }
-  return result;
+  const auto kept = util::evict_least_recently_used(
+      dir, max_bytes,
+      [](const std::filesystem::directory_entry& entry) -> std::optional<std::uint64_t> {
+        std::error_code ec;
+        if (!entry.is_regular_file(ec) || entry.path().extension() != kEntryExtension)
+          return std::nullopt;
+        const std::uint64_t bytes = entry.file_size(ec);
+        if (ec) return std::nullopt;
+        return bytes;
+      });
+  return Eviction{.removed = kept.removed, .bytes_left = kept.bytes_left};
 }
 
 }  // namespace ptxbench::eval::reference_cache
