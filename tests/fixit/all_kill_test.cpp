@@ -202,10 +202,11 @@ TEST(FixitAll, FlagsLayTheFolderAndRunsOverTheConfig) {
 TEST(FixitAll, ConfigProblemsAreUsageErrorsNamingTheField) {
   util::TempDir work;
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"repair: {turns: 0}", "repair.turns: expected a whole number from 1 to 64"},
-      {"repair: {concurrency: -4}", "repair.concurrency: expected a whole number from 1 to 256"},
-      {"gpu: \"yes\"", "gpu: wrong type"},
-      {"solutions: 5", "solutions: wrong type"},
+      {"repair: {turns: 0}", "repair.turns: expected an integer from 1 to 64 (got 0)"},
+      {"repair: {concurrency: -4}",
+       "repair.concurrency: expected an integer from 1 to 256 (got -4)"},
+      {"gpu: \"yes\"", "gpu: expected true or false"},
+      {"solutions: 5", "solutions: expected a string"},
       {"mine: {bogus: 1}", "mine.bogus: unknown field"},
       {"mine: {contexts: [nowhere]}", "mine.contexts: unknown context level nowhere"},
       {"teacher: 3", "teacher: expected a mapping"},

@@ -60,7 +60,8 @@ export: {include_unverified: true, kernelgen: true}
 
 TEST(FixitConfig, DefaultsToOneVolumeRecipeAndTheReplayTeacher) {
   util::TempDir dir;
-  auto config = read_text(dir, "fixit: f\nsolutions: sol\n");
+  // An empty section (null in YAML) is read as absent.
+  auto config = read_text(dir, "fixit: f\nsolutions: sol\nmine:\nrepair:\nexplain:\n");
   ASSERT_TRUE(config) << config.error().message;
   ASSERT_EQ(config->plan.recipes.size(), 1u);
   EXPECT_EQ(config->plan.recipes[0].name, "volume");
@@ -69,15 +70,32 @@ TEST(FixitConfig, DefaultsToOneVolumeRecipeAndTheReplayTeacher) {
   EXPECT_TRUE(config->tasks_dir.empty());
   EXPECT_TRUE(config->plan.kernelgen_runs.empty());
   EXPECT_EQ(config->settings.parallel, 2);
+  EXPECT_TRUE(config->settings.gpu);
+  EXPECT_EQ(config->plan.repair.max_turns, 4);
+  EXPECT_EQ(config->plan.repair.concurrency, 2);
+  EXPECT_TRUE(config->plan.repair.strict);
+  EXPECT_FALSE(config->plan.repair.speedup_floor);
+  EXPECT_EQ(config->plan.explain.limits.bin.name, "medium");
+  EXPECT_EQ(config->plan.explain.limits.token_budget, 2000);
+  EXPECT_EQ(config->plan.explain.max_attempts, 3);
 }
 
 TEST(FixitConfig, ErrorsNameTheFileAndTheField) {
   util::TempDir dir;
   const std::string file = (dir.path() / "fixit.yaml").string();
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"fixit: f\nrepair: {turns: 0}\n", "repair.turns: expected a whole number from 1 to 64"},
+      {"fixit: f\nrepair: {turns: 0}\n", "repair.turns: expected an integer from 1 to 64 (got 0)"},
       {"fixit: f\nmine: {colour: red}\n", "mine.colour: unknown field"},
       {"fixit: f\nmine: {verdicts: [NOPE]}\n", "mine.verdicts: unknown verdict NOPE"},
+      {"fixit: f\nmine: {turns: [0]}\n", "mine.turns: turns are numbered from 1"},
+      // Read as 64 bits: get<int> would wrap 4294967297 to turn 1.
+      {"fixit: f\nmine: {turns: [4294967297]}\n", "(got 4294967297)"},
+      {"fixit: f\nmine: {turns: 2}\n", "mine.turns: expected a list of turn numbers"},
+      {"fixit: f\nparallel: 0\n", "parallel: expected an integer from 1 to 256 (got 0)"},
+      {"fixit: f\ngpu: maybe\n", "gpu: expected true or false"},
+      {"fixit: f\nrepair: {speedup_floor: 0}\n", "repair.speedup_floor: expected a number > 0"},
+      {"fixit: f\nexport: 3\n", "export: expected a mapping"},
+      {"fixit: f\ncolour: red\n", "colour: unknown field"},
       {"fixit: f\nexplain: {length: huge}\n", "explain.length: "},
       {"fixit: f\nteacher: 3\n", "teacher: expected a mapping"},
       {"fixit: f\nteacher: teach\n", "teacher: expected \"replay\""},

@@ -15,10 +15,6 @@ namespace {
 using Json = nlohmann::json;
 namespace fs = std::filesystem;
 
-const std::set<std::string> kKnownFields{
-    "models",  "tasks",          "archs",      "contexts", "cells",     "samples",     "turns",
-    "history", "target_speedup", "evaluation", "out",      "tasks_dir", "context_dir", "retrieval"};
-
 fs::path resolve(const fs::path& base_dir, const std::string& text) {
   fs::path path(text);
   return path.is_absolute() || base_dir.empty() ? path : base_dir / path;
@@ -92,6 +88,22 @@ util::Expected<std::vector<Cell>> cells_from_json(const Json& json) {
 
 }  // namespace
 
+const std::set<std::string>& run_grid_fields() {
+  static const std::set<std::string> fields{
+      "tasks", "archs",   "contexts",       "cells",      "samples",
+      "turns", "history", "target_speedup", "evaluation", "context_dir"};
+  return fields;
+}
+
+const std::set<std::string>& run_config_fields() {
+  static const std::set<std::string> fields = [] {
+    auto all = run_grid_fields();
+    all.insert({"models", "out", "tasks_dir", "retrieval"});
+    return all;
+  }();
+  return fields;
+}
+
 util::Expected<std::vector<arch::Arch>> parse_arch_list(const std::vector<std::string>& names) {
   std::vector<arch::Arch> out;
   for (const auto& name : names) {
@@ -147,7 +159,7 @@ std::vector<std::string> task_selectors(const RunConfig& config) {
 util::Expected<RunConfig> run_config_from_json(const Json& json, const fs::path& base_dir) {
   if (!json.is_object()) return util::make_error("run config: expected a mapping at the top");
   for (const auto& item : json.items()) {
-    if (!kKnownFields.contains(item.key())) {
+    if (!run_config_fields().contains(item.key())) {
       return util::make_error(fmt::format("{}: unknown field", item.key()));
     }
   }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,11 @@ struct RunConfig {
   std::filesystem::path context_dir;  // empty: the built-in context documents
   RetrievalConfig retrieval;
 };
+
+// run.yaml's fields: the grid (what is run and how it is judged; a study's `grid:` holds these)
+// and the whole set, the grid plus who runs and where (models, out, tasks_dir, retrieval).
+const std::set<std::string>& run_grid_fields();
+const std::set<std::string>& run_config_fields();
 
 // Relative paths (out, tasks_dir, context_dir, replay paths) resolve against `base_dir`, the
 // directory of the config file. Unknown fields are errors.

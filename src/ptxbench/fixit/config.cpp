@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <optional>
-#include <set>
+#include <limits>
+#include <string>
 
 #include "ptxbench/agent/config_file.hpp"
 #include "ptxbench/agent/solution_catalog.hpp"
@@ -27,67 +27,45 @@ util::Expected<std::vector<Recipe>> recipes_from_json(const Json& json) {
   return out;
 }
 
-// Typed reads of `all`'s config. A missing field gives the fallback; a wrong type, an unknown
-// key or a number out of range is kept as the first problem, named by its path ("repair.turns").
-class ConfigReader {
- public:
-  template <class T>
-  T get(const Json& json, const std::string& path, const char* name, T fallback) {
-    if (!json.is_object() || !json.contains(name)) return fallback;
-    try {
-      return json.at(name).get<T>();
-    } catch (const Json::exception&) {
-      complain(path + name, "wrong type");
-      return fallback;
-    }
-  }
-  int integer(const Json& json, const std::string& path, const char* name, int fallback, int min,
-              int max) {
-    const Json& value = json.is_object() && json.contains(name) ? json.at(name) : Json(fallback);
-    if (util::integer_problem(value, min, max)) {
-      complain(path + name, fmt::format("expected a whole number from {} to {}", min, max));
-      return fallback;
-    }
-    return static_cast<int>(value.get<std::int64_t>());
-  }
-  // `json` must be a mapping (or absent) whose keys are among `known`.
-  void keys(const Json& json, const std::string& path, const std::set<std::string>& known) {
-    if (json.is_null()) return;
-    if (!json.is_object()) return complain(path.substr(0, path.size() - 1), "expected a mapping");
-    for (const auto& [key, value] : json.items())
-      if (!known.contains(key)) complain(path + key, "unknown field");
-  }
-  // An empty path: `problem` names its field itself.
-  void complain(const std::string& path, const std::string& problem) {
-    if (!problem_) problem_ = path.empty() ? problem : path + ": " + problem;
-  }
-  const std::optional<std::string>& problem() const { return problem_; }
+// A section of the config ("mine", "repair", ...): absent or null reads as empty.
+Json section(const Json& json, const char* name, Json fallback = Json::object()) {
+  return json.contains(name) && !json[name].is_null() ? json[name] : fallback;
+}
 
- private:
-  std::optional<std::string> problem_;
-};
+// Reads `section` with `read_fields`, then keeps its first problem (or unknown field) in `top`.
+template <class ReadFields>
+void read_section(util::FieldReader& top, const Json& section, const std::string& name,
+                  ReadFields read_fields) {
+  util::FieldReader read(section, name + ".");
+  read_fields(read);
+  if (const auto& problem = read.finish(); !problem.empty()) top.fail("", problem);
+}
 
 fs::path relative_to(const fs::path& base, const std::string& path) {
   return fs::path(path).is_absolute() ? fs::path(path) : base / path;
 }
 
-TeacherChoice teacher_from_json(ConfigReader& reader, const Json& json, const std::string& path,
+// "replay", {config: FILE} or {command: [PROGRAM, ...]}; a problem is kept in `top`.
+TeacherChoice teacher_from_json(util::FieldReader& top, const Json& json, const std::string& path,
                                 const fs::path& base, const fs::path& solutions) {
+  constexpr const char* kExpected =
+      "expected \"replay\", {config: FILE} or {command: [PROGRAM, ...]}";
   TeacherChoice choice;
   if (json.is_string()) {
     if (json.get<std::string>() == "replay")
       choice.replay_solutions = solutions.string();
     else
-      reader.complain(path, "expected \"replay\", {config: FILE} or {command: [PROGRAM, ...]}");
+      top.fail(path, kExpected);
     return choice;
   }
-  reader.keys(json, path + ".", {"config", "command", "name"});
-  auto config = reader.get<std::string>(json, path + ".", "config", "");
+  std::string config;
+  read_section(top, json, path, [&](util::FieldReader& read) {
+    read.read("config", config);
+    read.read("command", choice.command);
+    read.read("name", choice.name);
+  });
   if (!config.empty()) choice.config_file = relative_to(base, config).string();
-  choice.command = reader.get<std::vector<std::string>>(json, path + ".", "command", {});
-  choice.name = reader.get<std::string>(json, path + ".", "name", "");
-  if (choice.config_file.empty() && choice.command.empty())
-    reader.complain(path, "expected \"replay\", {config: FILE} or {command: [PROGRAM, ...]}");
+  if (choice.config_file.empty() && choice.command.empty()) top.fail(path, kExpected);
   return choice;
 }
 
@@ -109,86 +87,103 @@ util::Expected<FixitConfig> read_fixit_config(const fs::path& config_path) {
   if (!loaded) return complain(loaded.error().message);
   const Json& json = *loaded;
   if (!json.is_object()) return complain("expected a mapping");
-  ConfigReader read;
-  read.keys(json, "",
-            {"fixit", "runs", "tasks_dir", "gpu", "parallel", "evaluation", "mine", "recipes",
-             "teacher", "repair", "explainer", "explain", "export", "solutions"});
+  util::FieldReader read(json, "");
   const fs::path base = config_path.parent_path();
-  const auto folder_name = read.get<std::string>(json, "", "fixit", "");
-  const auto runs = read.get<std::vector<std::string>>(json, "", "runs", {});
-  const auto solutions_dir = read.get<std::string>(json, "", "solutions", "");
-  const auto tasks_dir = read.get<std::string>(json, "", "tasks_dir", "");
+  std::string folder_name, solutions_dir, tasks_dir;
+  std::vector<std::string> runs;
+  read.read("fixit", folder_name);
+  read.read("runs", runs);
+  read.read("solutions", solutions_dir);
+  read.read("tasks_dir", tasks_dir);
   FixitConfig config;
   // The engine's settings: `evaluation` (eval/settings.hpp), and the older top-level `gpu` and
   // `parallel` beside it.
   eval::EvaluationSettings& settings = config.settings;
-  settings.gpu = read.get<bool>(json, "", "gpu", true);
-  settings.parallel = read.integer(json, "", "parallel", 2, 1, 256);
-  if (json.contains("evaluation")) {
+  read.read("gpu", settings.gpu);
+  read.read_integer("parallel", 1, 256, settings.parallel);
+  read.mark("evaluation");
+  if (read.ok() && json.contains("evaluation")) {
     auto read_settings =
         eval::read_settings(json["evaluation"], settings, kFixitSettings, "evaluation");
-    if (!read_settings) read.complain("", read_settings.error().message);
+    if (!read_settings) read.fail("", read_settings.error().message);
     if (read_settings) settings = *read_settings;
   }
 
   ChainPlan& plan = config.plan;
-  const Json mine = json.value("mine", Json::object());
-  read.keys(mine, "mine.", {"verdicts", "turns", "contexts", "tasks", "models", "include_not_run"});
-  MineFilters& filters = plan.filters;
-  filters.tasks = read.get<std::vector<std::string>>(mine, "mine.", "tasks", {});
-  filters.models = read.get<std::vector<std::string>>(mine, "mine.", "models", {});
-  filters.include_not_run = read.get<bool>(mine, "mine.", "include_not_run", false);
-  for (const auto& name : read.get<std::vector<std::string>>(mine, "mine.", "verdicts", {})) {
-    auto verdict = eval::parse_verdict(name);
-    if (!verdict) read.complain("mine.verdicts", "unknown verdict " + name);
-    if (verdict) filters.verdicts.insert(*verdict);
-  }
-  for (const auto& name : read.get<std::vector<std::string>>(mine, "mine.", "contexts", {})) {
-    auto level = prompt::parse_context_level(name);
-    if (!level) read.complain("mine.contexts", "unknown context level " + name);
-    if (level) filters.contexts.insert(*level);
-  }
-  for (int turn : read.get<std::vector<int>>(mine, "mine.", "turns", {})) {
-    if (turn < 1) read.complain("mine.turns", "turns are numbered from 1");
-    filters.turns.insert(turn);
-  }
+  read.mark("mine");
+  read_section(read, section(json, "mine"), "mine", [&](util::FieldReader& mine) {
+    MineFilters& filters = plan.filters;
+    std::vector<std::string> verdicts, contexts;
+    mine.read("tasks", filters.tasks);
+    mine.read("models", filters.models);
+    mine.read("include_not_run", filters.include_not_run);
+    mine.read("verdicts", verdicts);
+    mine.read("contexts", contexts);
+    for (const auto& name : verdicts) {
+      auto verdict = eval::parse_verdict(name);
+      if (!verdict) mine.fail("verdicts", "unknown verdict " + name);
+      if (verdict) filters.verdicts.insert(*verdict);
+    }
+    for (const auto& name : contexts) {
+      auto level = prompt::parse_context_level(name);
+      if (!level) mine.fail("contexts", "unknown context level " + name);
+      if (level) filters.contexts.insert(*level);
+    }
+    // Each turn checked as a whole number first: get<std::vector<int>> would wrap 4294967297.
+    mine.mark("turns");
+    if (!mine.ok() || !mine.has("turns")) return;
+    if (!mine.at("turns").is_array()) return mine.fail("turns", "expected a list of turn numbers");
+    for (const Json& turn : mine.at("turns")) {
+      if (auto problem = util::integer_problem(turn, 1, std::numeric_limits<int>::max()))
+        return mine.fail("turns", "turns are numbered from 1: " + *problem);
+      filters.turns.insert(turn.get<int>());
+    }
+  });
 
-  const Json repair = json.value("repair", Json::object());
-  read.keys(repair, "repair.", {"turns", "concurrency", "strict", "speedup_floor"});
-  plan.repair = {.max_turns = read.integer(repair, "repair.", "turns", 4, 1, 64),
-                 .concurrency = read.integer(repair, "repair.", "concurrency", 2, 1, 256),
-                 .strict = read.get<bool>(repair, "repair.", "strict", true)};
-  if (repair.is_object() && repair.contains("speedup_floor")) {
-    const double floor = read.get<double>(repair, "repair.", "speedup_floor", 0);
-    if (!(floor > 0 && floor < 1e6)) read.complain("repair.speedup_floor", "expected a number > 0");
-    plan.repair.speedup_floor = floor;
-  }
-  const Json explain = json.value("explain", Json::object());
-  read.keys(explain, "explain.", {"length", "token_budget", "max_attempts"});
-  auto bin = find_length_bin(read.get<std::string>(explain, "explain.", "length", "medium"));
-  if (!bin) read.complain("explain.length", bin.error().message);
-  plan.explain = {.limits = {.bin = bin ? *bin : LengthBin{},
-                             .token_budget = read.integer(explain, "explain.", "token_budget", 2000,
-                                                          1, 1'000'000)},
-                  .max_attempts = read.integer(explain, "explain.", "max_attempts", 3, 1, 100)};
-  const Json exporting = json.value("export", Json::object());
-  read.keys(exporting, "export.", {"include_unverified", "kernelgen"});
-  plan.include_unverified = read.get<bool>(exporting, "export.", "include_unverified", false);
-  const bool kernelgen = read.get<bool>(exporting, "export.", "kernelgen", false);
+  read.mark("repair");
+  plan.repair = RepairOptions{};
+  read_section(read, section(json, "repair"), "repair", [&](util::FieldReader& repair) {
+    repair.read_integer("turns", 1, 64, plan.repair.max_turns);
+    repair.read_integer("concurrency", 1, 256, plan.repair.concurrency);
+    repair.read("strict", plan.repair.strict);
+    repair.read("speedup_floor", plan.repair.speedup_floor);
+    if (const auto& floor = plan.repair.speedup_floor; floor && !(*floor > 0 && *floor < 1e6))
+      repair.fail("speedup_floor", "expected a number > 0");
+  });
+  read.mark("explain");
+  plan.explain = ExplainOptions{};
+  read_section(read, section(json, "explain"), "explain", [&](util::FieldReader& explain) {
+    std::string length = "medium";
+    explain.read("length", length);
+    explain.read_integer("token_budget", 1, 1'000'000, plan.explain.limits.token_budget);
+    explain.read_integer("max_attempts", 1, 100, plan.explain.max_attempts);
+    auto bin = find_length_bin(length);
+    if (!bin) explain.fail("length", bin.error().message);
+    if (bin) plan.explain.limits.bin = *bin;
+  });
+  bool kernelgen = false;
+  read.mark("export");
+  read_section(read, section(json, "export"), "export", [&](util::FieldReader& exporting) {
+    exporting.read("include_unverified", plan.include_unverified);
+    exporting.read("kernelgen", kernelgen);
+  });
 
   const fs::path solutions =
       solutions_dir.empty() ? agent::default_solutions_dir() : relative_to(base, solutions_dir);
-  const Json teacher_json = json.value("teacher", Json("replay"));
+  read.mark("teacher");
+  read.mark("explainer");
+  const Json teacher_json = section(json, "teacher", Json("replay"));
   plan.teacher = teacher_from_json(read, teacher_json, "teacher", base, solutions);
   plan.explainer =
-      teacher_from_json(read, json.value("explainer", teacher_json),
-                        json.contains("explainer") ? "explainer" : "teacher", base, solutions);
+      teacher_from_json(read, section(json, "explainer", teacher_json),
+                        read.has("explainer") ? "explainer" : "teacher", base, solutions);
+  read.mark("recipes");
   auto recipes = recipes_from_json(
-      json.value("recipes", Json::array({{{"name", "volume"}, {"mode", "volume"}}})));
-  if (!recipes) read.complain("", recipes.error().message);
+      section(json, "recipes", Json::array({{{"name", "volume"}, {"mode", "volume"}}})));
+  if (!recipes) read.fail("", recipes.error().message);
   if (recipes) plan.recipes = *recipes;
-  if (folder_name.empty()) read.complain("fixit", "the Fixit folder is required");
-  if (read.problem()) return complain(*read.problem());
+  if (read.ok() && folder_name.empty()) read.fail("fixit", "the Fixit folder is required");
+  if (const auto& problem = read.finish(); !problem.empty()) return complain(problem);
 
   config.folder = relative_to(base, folder_name);
   if (!tasks_dir.empty()) config.tasks_dir = relative_to(base, tasks_dir);

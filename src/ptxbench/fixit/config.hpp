@@ -19,7 +19,8 @@ struct FixitConfig {
   bool kernelgen = false;  // export.kernelgen: the runs' passing turns become KernelGen rows
 };
 
-// Errors name the file and the field ("fixit.yaml: repair.turns: expected a whole number ...").
+// Errors name the file and the field ("fixit.yaml: repair.turns: expected an integer from 1 to 64
+// ...").
 util::Expected<FixitConfig> read_fixit_config(const std::filesystem::path& path);
 
 // A YAML/JSON file holding a list of recipes, or {"recipes": [...]}.

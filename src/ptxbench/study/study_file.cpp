@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ptxbench/agent/config_file.hpp"
+#include "ptxbench/agent/run_config.hpp"
 #include "ptxbench/util/field_reader.hpp"
 #include "ptxbench/util/fs.hpp"
 
@@ -17,10 +18,6 @@ namespace fs = std::filesystem;
 using Json = nlohmann::json;
 using util::FieldReader;
 
-// run.yaml's grid fields a study passes on (docs/running.md); `ptxbench run` checks the values.
-const std::set<std::string> kGridFields = {"tasks",      "archs",      "contexts", "cells",
-                                           "samples",    "turns",      "history",  "target_speedup",
-                                           "evaluation", "context_dir"};
 // `fixit all` fields a study passes on; the rest (folder, runs, teacher, recipes, explain
 // length, export) the study writes itself per variant.
 const std::set<std::string> kFixitFields = {"gpu",    "parallel",           "evaluation", "mine",
@@ -367,8 +364,9 @@ util::Expected<StudyFile> parse_study_file(std::string_view text, const fs::path
       read.fail("grid", "expected a mapping of run.yaml grid fields (tasks, archs, turns, ...)");
     } else {
       for (const auto& item : read.at("grid").items())
-        if (read.ok() && !kGridFields.contains(item.key()))
-          read.fail("grid." + item.key(), "not a grid field (models and out are the study's)");
+        if (read.ok() && !agent::run_grid_fields().contains(item.key()))
+          read.fail("grid." + item.key(),
+                    "not a grid field (models, out, tasks_dir and retrieval are the study's)");
       study.grid = read.at("grid");
       if (read.ok() && study.grid.contains("turns") &&
           util::integer_problem(study.grid["turns"], 1, 1000))
