@@ -43,6 +43,23 @@ grep -q "no verified, explained repair to retrieve" "$out.prompt.err" || {
 "$PTXBENCH_EXE" prompt gemm_n7168_k5120 --context retrieval --fixit "$out" --include-unverified \
   --system-only >"$out.prompt" 2>/dev/null
 grep -q "### Repair 1:" "$out.prompt" || { echo "no repair retrieved with --include-unverified"; exit 1; }
+# The same from run.yaml's retrieval.fixit (no --fixit flag): the note names that field and folder.
+printf 'My kernel:\n```cuda\n__global__ void k() {}\n```\n' >"$out.reply.md"
+cat >"$out.run.yaml" <<YAML
+out: $out.retrieval-run
+tasks: [gemm_n7168_k5120]
+archs: [hopper]
+contexts: [retrieval]
+samples: 1
+turns: 1
+retrieval: {fixit: "$out"}
+evaluation: {gpu: false}
+models: [{name: replayed, provider: replay, path: "$out.reply.md"}]
+YAML
+"$PTXBENCH_EXE" run --config "$out.run.yaml" >"$out.run.log" 2>&1 || true
+grep -q "retrieval.fixit: $out: no verified, explained repair to retrieve" "$out.run.log" || {
+  echo "run with retrieval.fixit does not name the folder it has nothing to retrieve from:"
+  cat "$out.run.log"; exit 1; }
 folder="$(dirname "$(ls "$out"/export/demo/*/README.md)")"
 HF_DATASETS_OFFLINE=1 HF_HOME="$out.hf" \
   "$PYTHON_EXE" "$(dirname "$0")/load_with_datasets.py" "$folder"

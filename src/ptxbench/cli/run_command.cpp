@@ -151,9 +151,13 @@ bool attach_retrieval(agent::RunPlan& plan, const agent::RunConfig& config,
     fmt::print(stderr, "ptxbench run: retrieval.fixit: {}\n", documents.error().message);
     return false;
   }
-  if (documents->empty())
-    fmt::print(stderr, "ptxbench run: --fixit: {}\n",
-               fixit::empty_index_note(fixit_flag, suite, /*include_unverified=*/false));
+  if (documents->empty()) {
+    // The folder came from --fixit or from run.yaml's retrieval.fixit: name the one used.
+    const bool from_flag = !fixit_flag.empty();
+    fmt::print(stderr, "ptxbench run: {}: {}\n", from_flag ? "--fixit" : "retrieval.fixit",
+               fixit::empty_index_note(from_flag ? fixit_flag : retrieval.fixit.string(), suite,
+                                       /*include_unverified=*/false));
+  }
   auto index = std::make_shared<const fixit::RetrievalIndex>(std::move(*documents));
   plan.context_hook = fixit::retrieval_hook(index, static_cast<std::size_t>(retrieval.k));
   plan.agent.failure_context =
