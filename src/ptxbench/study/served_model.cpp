@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <chrono>
 
 #include <nlohmann/json.hpp>
@@ -15,7 +20,21 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr int kVllmPort = 8000;
+// vLLM needs a port number (it cannot report one it picked): ask the kernel for a free one.
+// Another program could take it before vLLM binds; vLLM then fails to start and says so.
+util::Expected<int> free_local_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return util::make_error("serving: no socket for a free port");
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
+                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  ::close(fd);
+  if (!ok) return util::make_error("serving: could not find a free local port");
+  return static_cast<int>(ntohs(address.sin_port));
+}
 
 std::string tail_of(const std::string& text, std::size_t bytes = 3000) {
   return text.size() > bytes ? "..." + text.substr(text.size() - bytes) : text;
@@ -35,6 +54,10 @@ bool healthy(const ServeRequest& request, const std::string& url) {
 }  // namespace
 
 util::Expected<std::unique_ptr<ServedModel>> ServedModel::start(const ServeRequest& request) {
+  // "auto" is decided here, as the trainer would decide it, so that the right readiness check
+  // (ready file or /health) is used.
+  const bool builtin =
+      request.engine == "builtin" || (request.engine == "auto" && !util::find_in_path("vllm"));
   std::vector<std::string> argv = {request.python.string(),
                                    "-m",
                                    "ptxbench_train",
@@ -43,18 +66,21 @@ util::Expected<std::unique_ptr<ServedModel>> ServedModel::start(const ServeReque
                                    request.weights,
                                    "--served-name",
                                    request.served_name,
-                                   "--engine",
-                                   request.engine};
+                                   "--engine"};
+  argv.push_back(builtin ? "builtin" : "vllm");
   if (!request.revision.empty()) argv.insert(argv.end(), {"--revision", request.revision});
   for (const auto& [name, folder] : request.adapters)
     argv.insert(argv.end(), {"--adapter", name + "=" + folder.string()});
-  const bool builtin = request.engine != "vllm";
+  int vllm_port = 0;
   if (builtin) {
     argv.insert(argv.end(), {"--port", "0", "--ready-file", request.ready_file.string()});
     if (request.max_new_tokens)
       argv.insert(argv.end(), {"--max-new-tokens", std::to_string(*request.max_new_tokens)});
   } else {
-    argv.insert(argv.end(), {"--port", std::to_string(kVllmPort)});
+    auto port = free_local_port();
+    if (!port) return port.error();
+    vllm_port = *port;
+    argv.insert(argv.end(), {"--port", std::to_string(vllm_port)});
   }
   std::error_code error;
   fs::remove(request.ready_file, error);
@@ -73,7 +99,7 @@ util::Expected<std::unique_ptr<ServedModel>> ServedModel::start(const ServeReque
   });
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(request.ready_timeout_s);
-  const std::string vllm_url = fmt::format("http://127.0.0.1:{}/v1", kVllmPort);
+  const std::string vllm_url = fmt::format("http://127.0.0.1:{}/v1", vllm_port);
   while (std::chrono::steady_clock::now() < deadline) {
     if (served->ended_->load()) {
       served->thread_.join();

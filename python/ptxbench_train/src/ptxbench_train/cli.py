@@ -64,7 +64,17 @@ def _relaunch_with_accelerate(argv: list[str], gpus: int) -> int:
         if a.startswith("--gpus="):
             continue
         rest.append(a)
-    launch = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", str(gpus),
+    import torch
+
+    # accelerate falls back to one process when it sees fewer than two GPUs, so the data-parallel
+    # group is asked for explicitly. With no GPU at all the processes train on the CPU (gloo):
+    # how the launcher is tested without a GPU.
+    visible = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if 0 < visible < gpus:
+        print(f"train: --gpus {gpus}: this machine shows {visible} GPU(s)", file=sys.stderr)
+        return 2
+    launch = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes",
+              str(gpus), "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
               "-m", "ptxbench_train", *rest]
     print("train: " + " ".join(launch), flush=True)
     return subprocess.call(launch)

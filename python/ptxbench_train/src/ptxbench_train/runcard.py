@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import platform
 import resource
 from datetime import datetime, timezone
@@ -34,12 +35,15 @@ def hardware() -> dict:
         ]
     else:
         info["gpus"] = []
+    # Trained as a Slurm job step (launcher slurm): which job, for the cluster's own records.
+    if "SLURM_JOB_ID" in os.environ:
+        info["slurm"] = {"job_id": os.environ["SLURM_JOB_ID"],
+                         "step_id": os.environ.get("SLURM_STEP_ID"),
+                         "node": os.environ.get("SLURMD_NODENAME")}
     return info
 
 
 def _cpu_count() -> int:
-    import os
-
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
@@ -66,7 +70,7 @@ def _losses(history: list[dict], key: str) -> list[float]:
 
 
 def build(*, request, data_hash, counts, train_set, heldout_set, history, steps, resumed_from,
-          train_seconds, total_seconds, final_eval, train_metrics, bf16, model) -> dict:
+          train_seconds, total_seconds, final_eval, train_metrics, bf16, model, processes=1) -> dict:
     train_losses = _losses(history, "loss")
     eval_losses = _losses(history, "eval_loss")
     tokens = train_set.tokens
@@ -96,6 +100,7 @@ def build(*, request, data_hash, counts, train_set, heldout_set, history, steps,
         "reasoning": train_set.reasoning_mode,
         "precision": "bf16" if bf16 else "fp32",
         "steps": steps,
+        "processes": processes,  # data-parallel training processes (accelerate launch)
         "resumed_from": resumed_from,
         "train_seconds": round(train_seconds, 3),
         "total_seconds": round(total_seconds, 3),
@@ -137,6 +142,7 @@ def markdown(card: dict) -> str:
         f"({len(card['rows']['over_max_length'])} over max length) |",
         f"| tokens | {card['rows']['train_tokens']} ({card['rows']['train_loss_tokens']} with loss) |",
         f"| steps | {card['steps']} |",
+        f"| training processes | {card.get('processes', 1)} |",
         f"| time | {card['train_seconds']} s training, {card['total_seconds']} s in all |",
         f"| train loss | {card['train_loss_first']} → {card['train_loss_last']} |",
         f"| held-out loss | {card['heldout_loss_first']} → {card['heldout_loss_final']} |",

@@ -105,6 +105,7 @@ def _load_base(request: TrainRequest):
 
 
 def _sft_config(request: TrainRequest, has_eval: bool, bf16: bool):
+    import torch
     from trl import SFTConfig
 
     r = request.recipe
@@ -136,6 +137,9 @@ def _sft_config(request: TrainRequest, has_eval: bool, bf16: bool):
         remove_unused_columns=False,
         disable_tqdm=True,
         dataloader_pin_memory=bf16,  # pinning needs a GPU (bf16 implies one)
+        # Without a GPU, accelerate makes several launched processes one data-parallel group
+        # (gloo) only when told it runs on the CPU; otherwise each would train alone on all rows.
+        use_cpu=not torch.cuda.is_available(),
     )
 
 
@@ -227,6 +231,7 @@ def train(request: TrainRequest) -> dict:
         train_metrics=result.metrics,
         bf16=bf16,
         model=trainer.model,
+        processes=trainer.args.world_size,
     )
     runcard.write(card, request.out)
     return card
