@@ -25,6 +25,11 @@ mkdir -p "$root/.deps"
 libs="$deps/usr/lib/x86_64-linux-gnu:$root/.deps/python/tvm_ffi/lib"
 export LD_LIBRARY_PATH="$libs:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}:$deps/fallback-lib"
 export PATH="/usr/local/cuda/bin:$PATH"
+# The training packages the machine's Python lacks (trl, datasets: parts 55 and 60).
+if compgen -G "$deps/wheels/*.whl" >/dev/null; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/gpu-check-site "$deps"/wheels/*.whl && export PYTHONPATH="/tmp/gpu-check-site${PYTHONPATH:+:$PYTHONPATH}"
+fi
 # The sandbox (docs/sandbox.md): the carried bwrap, and a toolkit its unprivileged user may read.
 export PTXBENCH_BWRAP="$deps/sandbox/bwrap"
 chmod -R o+rX "$(readlink -f /usr/local/cuda)" 2>/dev/null || true
@@ -55,6 +60,7 @@ export BUILD TREE="$root" PTXBENCH="$BUILD/src/ptxbench" WORKER="$BUILD/src/ptxb
   compute-sanitizer --version | tail -1
   ncu --version | tail -1
   python3 -c 'import torch; print("torch", torch.__version__)' 2>&1
+  python3 -c 'import trl, datasets; print("trl", trl.__version__, "datasets", datasets.__version__)' 2>&1
   "$WORKER" info 2>&1
 } >"$results/env.txt" 2>&1
 archive

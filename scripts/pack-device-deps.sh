@@ -9,6 +9,9 @@
 #                 libraries it links besides libc; ptxbench finds it through PTXBENCH_BWRAP
 #   pydeps/       the PyPI parts: TVM-FFI headers and library, cudnn-frontend headers, the
 #                 wheels' cuobjdump/nvdisasm (PTXBENCH_PYDEPS=.deps/device/pydeps)
+#   wheels/       the training packages the GPU machine's Python (3.12) lacks: trl, datasets and
+#                 their pure-Python needs (dill, multiprocess), at deps/python-train.txt's pins;
+#                 gpu-check.sh installs them into a folder on PYTHONPATH (parts 55 and 60)
 # scripts/gpu-check.sh builds the tree on the GPU machine against these.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -53,5 +56,11 @@ cp "$py/tvm_ffi/lib/libtvm_ffi.so" "$out/pydeps/tvm_ffi/lib/"
 cp -r "$py/include" "$out/pydeps/include"
 mkdir -p "$out/pydeps/nvidia/cu13"
 cp -r "$py/nvidia/cu13/bin" "$out/pydeps/nvidia/cu13/"  # cuobjdump, nvdisasm of the wheels
+
+pin() { grep -E "^$1==" "$root/deps/python-train.txt"; }
+"$root/.deps/python-train/bin/python" -m pip download -q --no-deps --only-binary=:all: \
+  --python-version 3.12 --implementation cp --platform manylinux_2_17_x86_64 \
+  --platform manylinux2014_x86_64 -d "$out/wheels" \
+  "$(pin trl)" "$(pin datasets)" "$(pin dill)" "$(pin multiprocess)"
 
 du -sh "$out"
