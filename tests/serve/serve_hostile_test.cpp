@@ -282,6 +282,24 @@ TEST_F(ServeHostile, ConnectionsOverThePerAddressLimitAreRefused) {
   EXPECT_EQ(got->status, 200);
 }
 
+// A refused client that sends a whole request before reading still gets the 503 and its
+// Retry-After: the service reads and discards the request rather than resetting the connection
+// (a reset turned the 503 into a broken pipe for a trainer with too many connections).
+TEST_F(ServeHostile, ARefusedClientSendingABodyStillReadsTheRefusal) {
+  const int port = start({"--max-connections-per-address", "1"});
+  ASSERT_GT(port, 0) << serve_->log();
+  RawConnection held(port);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  RawConnection refused(port);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // its 503 is already written
+  const std::string body(512 * 1024, 'x');                      // more than the socket buffers hold
+  EXPECT_TRUE(refused.send("POST /v1/batches HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " +
+                           std::to_string(body.size()) + "\r\n\r\n" + body));
+  const auto answer = refused.receive();
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 503")) << answer.substr(0, 200);
+  EXPECT_NE(answer.find("Retry-After: 5"), std::string::npos) << answer.substr(0, 200);
+}
+
 // A second service on the port of a running one, or on its journal, does not start.
 TEST_F(ServeHostile, ASecondServiceOnAPortOrJournalInUseDoesNotStart) {
   const int port = start();

@@ -157,16 +157,31 @@ class GuardedStream : public httplib::Stream {
 };
 
 // A short answer written by the front itself (the connection closes after it).
-void answer_and_close(int fd, int status, std::string_view reason, std::string_view message) {
+void answer_only(int fd, int status, std::string_view reason, std::string_view message) {
   const auto body = fmt::format("{{\"error\": \"{}\"}}", message);
   const auto text = fmt::format(
       "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{}Connection: "
       "close\r\n\r\n{}",
       status, reason, body.size(), status == 503 ? "Retry-After: 5\r\n" : "", body);
   (void)::send(fd, text.data(), text.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+void answer_and_close(int fd, int status, std::string_view reason, std::string_view message) {
+  answer_only(fd, status, reason, message);
   ::shutdown(fd, SHUT_RDWR);
   ::close(fd);
 }
+
+// A connection refused at admission: its 503 is written and the sending side closed at once,
+// but the socket stays open to read and discard the request the client sends meanwhile. Closed
+// at once, the unread request would make the kernel reset the connection, and the client would
+// see a broken pipe instead of the 503 and its Retry-After.
+struct Refused {
+  int fd = -1;
+  Clock::time_point deadline;
+};
+constexpr std::size_t kMaxRefusedLingering = 256;  // beyond this a refusal closes at once
+constexpr auto kRefusedLinger = std::chrono::seconds(1);
 
 bool set_blocking(int fd, bool blocking) {
   const int flags = ::fcntl(fd, F_GETFL);
@@ -209,19 +224,26 @@ struct HttpFront::Impl {
   }
 
   // Admission: within the bounds, or refused with 503 at once.
-  void admit(int fd, const sockaddr_storage& address, std::vector<Connection>& waiting) {
+  void admit(int fd, const sockaddr_storage& address, std::vector<Connection>& waiting,
+             std::vector<Refused>& refused) {
     std::string ip;
     int port = 0;
     address_of(address, ip, port);
     {
       std::lock_guard lock(mutex);
-      if (open_total >= limits.max_connections) {
-        answer_and_close(fd, 503, "Service Unavailable", "too many connections to the service");
-        return;
-      }
-      if (open_per_peer[ip] >= limits.max_connections_per_peer) {
-        answer_and_close(fd, 503, "Service Unavailable",
-                         fmt::format("too many connections from {}", ip));
+      std::string why;
+      if (open_total >= limits.max_connections)
+        why = "too many connections to the service";
+      else if (open_per_peer[ip] >= limits.max_connections_per_peer)
+        why = fmt::format("too many connections from {}", ip);
+      if (!why.empty()) {
+        if (refused.size() >= kMaxRefusedLingering) {
+          answer_and_close(fd, 503, "Service Unavailable", why);
+          return;
+        }
+        answer_only(fd, 503, "Service Unavailable", why);
+        ::shutdown(fd, SHUT_WR);
+        refused.push_back({.fd = fd, .deadline = Clock::now() + kRefusedLinger});
         return;
       }
       ++open_total;
@@ -258,6 +280,28 @@ struct HttpFront::Impl {
       drained += static_cast<std::size_t>(got);
     }
     release(c);
+  }
+
+  // Reads and discards what refused connections sent (fds from `first` on, in order); closes
+  // each at its end of input, on an error or at its deadline.
+  static void drain_refused(std::vector<Refused>& refused, const std::vector<pollfd>& fds,
+                            std::size_t first) {
+    char chunk[kReadChunk];
+    std::vector<Refused> still;
+    for (std::size_t i = 0; i < refused.size(); ++i) {
+      auto& r = refused[i];
+      bool done = Clock::now() >= r.deadline;
+      if (!done && fds[first + i].revents) {
+        const auto got = ::recv(r.fd, chunk, sizeof(chunk), MSG_DONTWAIT);
+        done = got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+      }
+      if (done) {
+        ::close(r.fd);
+        continue;
+      }
+      still.push_back(r);
+    }
+    refused = std::move(still);
   }
 
   bool head_complete(const Connection& c) const {
@@ -301,6 +345,7 @@ struct HttpFront::Impl {
 
   void poll_loop() {
     std::vector<Connection> waiting;
+    std::vector<Refused> refused;
     while (!stopping) {
       {
         std::lock_guard lock(mutex);
@@ -323,6 +368,10 @@ struct HttpFront::Impl {
         fds.push_back({.fd = c.fd, .events = POLLIN, .revents = 0});
         next = std::min(next, c.deadline);
       }
+      for (const auto& r : refused) {
+        fds.push_back({.fd = r.fd, .events = POLLIN, .revents = 0});
+        next = std::min(next, r.deadline);
+      }
       const auto wait_ms = std::max<long long>(
           0, std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()).count());
       if (::poll(fds.data(), fds.size(), static_cast<int>(wait_ms) + 1) < 0 && errno != EINTR)
@@ -332,6 +381,7 @@ struct HttpFront::Impl {
         while (::read(wake[0], drained, sizeof(drained)) > 0) {
         }
       }
+      const std::size_t waiting_count = waiting.size();
       std::vector<Connection> still;
       for (std::size_t i = 0; i < waiting.size(); ++i) {
         auto& c = waiting[i];
@@ -349,6 +399,7 @@ struct HttpFront::Impl {
         still.push_back(std::move(c));
       }
       waiting = std::move(still);
+      drain_refused(refused, fds, 2 + waiting_count);
       if (fds[0].revents) {
         for (;;) {
           sockaddr_storage address{};
@@ -356,11 +407,12 @@ struct HttpFront::Impl {
           const int fd = ::accept4(listen_fd, reinterpret_cast<sockaddr*>(&address), &length,
                                    SOCK_CLOEXEC | SOCK_NONBLOCK);
           if (fd < 0) break;  // EAGAIN, or out of descriptors: the next round tries again
-          admit(fd, address, waiting);
+          admit(fd, address, waiting, refused);
         }
       }
     }
     for (auto& c : waiting) release(c);
+    for (auto& r : refused) ::close(r.fd);
     ::close(listen_fd);  // new clients are refused at once, not left in the backlog
     listen_fd = -1;
   }
