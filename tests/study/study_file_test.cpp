@@ -3,6 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+#include "ptxbench/study/served_model.hpp"
 #include "ptxbench/study/study_file.hpp"
 
 namespace ptxbench::study {
@@ -169,6 +174,19 @@ TEST(StudyFile, OutIsRequiredUnlessGiven) {
   ASSERT_FALSE(study);
   EXPECT_THAT(study.error().message, HasSubstr("out: required (or pass --out)"));
   EXPECT_TRUE(parse_study_file(text, "/work/s/study.yaml", "/o"));
+}
+
+// The trainer's PYTHONPATH keeps the caller's (packages installed into a folder, as on a GPU
+// machine given wheels) after the package's own source.
+TEST(TrainerPythonPath, KeepsTheCallersPythonPathAfterThePackage) {
+  const char* before = std::getenv("PYTHONPATH");
+  const std::optional<std::string> saved =
+      before ? std::optional<std::string>(before) : std::nullopt;
+  ::setenv("PYTHONPATH", "/site/a:/site/b", 1);
+  EXPECT_EQ(trainer_python_path("/src/train"), "/src/train:/site/a:/site/b");
+  ::unsetenv("PYTHONPATH");
+  EXPECT_EQ(trainer_python_path("/src/train"), "/src/train");
+  if (saved) ::setenv("PYTHONPATH", saved->c_str(), 1);
 }
 
 }  // namespace

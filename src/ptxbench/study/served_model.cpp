@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
@@ -53,6 +54,12 @@ bool healthy(const ServeRequest& request, const std::string& url) {
 
 }  // namespace
 
+std::string trainer_python_path(const fs::path& train_src) {
+  const char* outer = std::getenv("PYTHONPATH");
+  if (outer == nullptr || *outer == '\0') return train_src.string();
+  return train_src.string() + ":" + outer;
+}
+
 util::Expected<std::unique_ptr<ServedModel>> ServedModel::start(const ServeRequest& request) {
   // "auto" is decided here, as the trainer would decide it, so that the right readiness check
   // (ready file or /health) is used.
@@ -90,7 +97,7 @@ util::Expected<std::unique_ptr<ServedModel>> ServedModel::start(const ServeReque
   util::ProcessSpec spec{.argv = argv,
                          .timeout = std::chrono::hours(24 * 30),
                          .output_cap_bytes = 1u << 20,
-                         .env = {{"PYTHONPATH", request.train_src.string()}},
+                         .env = {{"PYTHONPATH", trainer_python_path(request.train_src)}},
                          .stop = served->stop_};
   served->thread_ = std::thread([spec, result = served->result_, ended = served->ended_] {
     util::SystemProcessRunner runner;

@@ -29,6 +29,10 @@ struct ServeRequest {
   int ready_timeout_s = 1800;
 };
 
+// PYTHONPATH for the trainer's processes: the package's source first, then whatever the caller's
+// PYTHONPATH holds (packages installed into a folder rather than the interpreter).
+std::string trainer_python_path(const std::filesystem::path& train_src);
+
 class ServedModel {
  public:
   // Starts the server and waits until it answers; an Error (with the log's tail) otherwise.

@@ -84,7 +84,7 @@ class Runner {
     auto result = runner.run({.argv = argv,
                               .timeout = std::chrono::hours(24 * 30),
                               .output_cap_bytes = 64u << 20,
-                              .env = {{"PYTHONPATH", env_.train_src.string()}}});
+                              .env = {{"PYTHONPATH", trainer_python_path(env_.train_src)}}});
     util::write_file_atomic(log, fmt::format("$ {}\n{}{}", fmt::join(argv, " "), result.stdout_text,
                                              result.stderr_text));
     if (result.started && !result.timed_out && result.term_signal == 0 &&
