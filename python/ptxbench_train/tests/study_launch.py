@@ -7,7 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from test_study import BROKEN, EXPLANATION, KERNEL, python
+from test_study import BROKEN, EXPLANATION, python, teacher_and_fixit
 
 TASK = "gemm_n4096_k4096"
 # The base model's own explanation (reasoning: self); the teacher's explainer writes EXPLANATION.
@@ -21,13 +21,6 @@ def write_launch_study(tmp: Path, model: Path, training: str, serving: str, reas
     # The run's calls find the trajectory's own file; the explanation call falls back to turn-1.
     (base / f"base__{TASK}__hopper__none__s0.md").write_text(BROKEN)
     (base / "turn-1.md").write_text(SELF_EXPLANATION)
-    teacher = tmp / "teacher"
-    teacher.mkdir()
-    (teacher / "turn-1.md").write_text("The store needs a declared value.\n```cuda\n" +
-                                       KERNEL.read_text() + "\n```\n")
-    explainer = tmp / "explainer"
-    explainer.mkdir()
-    (explainer / "turn-1.md").write_text(EXPLANATION)
     cache = tmp / "compile-cache"
     study = tmp / "study.yaml"
     study.write_text(f"""
@@ -43,17 +36,7 @@ base:
   name: base
   model: {{provider: replay, path: "{base}"}}
   weights: "{model}"
-teachers:
-  - name: replayed
-    model: {{provider: replay, path: "{teacher}"}}
-    explainer: {{provider: replay, path: "{explainer}"}}
-fixit:
-  gpu: false
-  parallel: 1
-  evaluation: {{compile_cache: "{cache}"}}
-  repair: {{turns: 1, concurrency: 1}}
-  include_unverified: true
-training: {{recipe: tiny, max_steps: 2, python: "{python()}", {training}}}
+{teacher_and_fixit(tmp, cache)}training: {{recipe: tiny, max_steps: 2, python: "{python()}", {training}}}
 serving: {{{serving}, max_new_tokens: 8, max_tokens: 8, temperature: 0}}
 variants:
   - {{name: tuned, data: fixit, reasoning: {{{reasoning}, length: short}}}}

@@ -30,11 +30,9 @@ def python() -> str:
     return os.environ.get("PTXBENCH_TRAIN_PYTHON") or str(ROOT / ".deps" / "python-train" / "bin" / "python")
 
 
-def write_study(tmp: Path, model: Path) -> Path:
-    base = tmp / "base-replies"
-    base.mkdir()
-    for task in ("gemm_n4096_k4096", "gemm_n7168_k5120"):
-        (base / f"{task}.md").write_text(BROKEN)
+def teacher_and_fixit(tmp: Path, cache: Path) -> str:
+    """A replay teacher (the kernel that compiles) and explainer (EXPLANATION), and the study's
+    `teachers:` and `fixit:` sections for them (no GPU: repairs stay unverified)."""
     teacher = tmp / "teacher"
     teacher.mkdir()
     (teacher / "turn-1.md").write_text("The store needs a declared value.\n```cuda\n" +
@@ -42,6 +40,24 @@ def write_study(tmp: Path, model: Path) -> Path:
     explainer = tmp / "explainer"
     explainer.mkdir()
     (explainer / "turn-1.md").write_text(EXPLANATION)
+    return f"""teachers:
+  - name: replayed
+    model: {{provider: replay, path: "{teacher}"}}
+    explainer: {{provider: replay, path: "{explainer}"}}
+fixit:
+  gpu: false
+  parallel: 1
+  evaluation: {{compile_cache: "{cache}"}}
+  repair: {{turns: 1, concurrency: 1}}
+  include_unverified: true
+"""
+
+
+def write_study(tmp: Path, model: Path) -> Path:
+    base = tmp / "base-replies"
+    base.mkdir()
+    for task in ("gemm_n4096_k4096", "gemm_n7168_k5120"):
+        (base / f"{task}.md").write_text(BROKEN)
     published = tmp / "published"  # the published figures' format, one made-up row
     published.mkdir()
     (published / "correctness_rate_by_release_date.csv").write_text(
@@ -62,17 +78,7 @@ base:
   name: base
   model: {{provider: replay, path: "{base}"}}
   weights: "{model}"
-teachers:
-  - name: replayed
-    model: {{provider: replay, path: "{teacher}"}}
-    explainer: {{provider: replay, path: "{explainer}"}}
-fixit:
-  gpu: false
-  parallel: 1
-  evaluation: {{compile_cache: "{cache}"}}
-  repair: {{turns: 1, concurrency: 1}}
-  include_unverified: true
-splits:
+{teacher_and_fixit(tmp, cache)}splits:
   heldout:
     - {{name: sizes, tasks: ["gemm_n7168_*"]}}
 training: {{recipe: tiny, max_steps: 2, python: "{python()}"}}
