@@ -30,3 +30,12 @@ eval_stream() {  # name [eval args...] -- files...
   done
   log "stream $name ($# files)" $? "$s"
 }
+
+# A part's scratch folder ($work, removed at exit), the solutions ($S) and the pid of a
+# `ptxbench serve` the part starts ($serve_pid, stopped at exit if still running).
+scratch_and_service() {
+  S="$TREE/solutions"
+  work="$(mktemp -d)"
+  serve_pid=""
+  trap '[ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null; rm -rf "$work"' EXIT
+}

@@ -4,10 +4,7 @@
 # solutions) must get the same verdicts, and speedups within timing noise (compare.py).
 set -u
 source "$TREE/benchmarks/gpu-check/lib.sh"
-S="$TREE/solutions"
-work="$(mktemp -d)"
-serve_pid=""
-trap '[ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null; rm -rf "$work"' EXIT
+scratch_and_service
 gemm=gemm_n7168_k5120
 cands=("$S/hopper/gemm_bf16_nt_warp_specialized.cu" "$S/broken/gemm_tail_writes_past_c.cu"
        "$S/hopper/mha_fwd_lse_d128.cu")

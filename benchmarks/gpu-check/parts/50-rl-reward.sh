@@ -5,10 +5,7 @@
 # number, never null, and its reward parts (rl_reward.py checks all of it).
 set -u
 source "$TREE/benchmarks/gpu-check/lib.sh"
-S="$TREE/solutions"
-work="$(mktemp -d)"
-serve_pid=""
-trap '[ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null; rm -rf "$work"' EXIT
+scratch_and_service
 
 echo "gpu-check rl-reward-token-0123456789 16" >"$work/tokens"
 echo '{"kind": "tiered"}' >"$work/reward.json"

@@ -4,10 +4,7 @@
 # datasets come from the carried wheels (gpu-check.sh puts them on PYTHONPATH).
 set -u
 source "$TREE/benchmarks/gpu-check/lib.sh"
-S="$TREE/solutions"
-work="$(mktemp -d)"
-serve_pid=""
-trap '[ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null; rm -rf "$work"' EXIT
+scratch_and_service
 
 token=rl-adapters-token-0123456789
 echo "gpu-check $token 256" >"$work/tokens"
