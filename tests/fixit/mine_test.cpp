@@ -131,6 +131,30 @@ TEST_F(MineTest, BadInputIsNamed) {
       << rows.error().message;
 }
 
+TEST_F(MineTest, ReadAllReadsEveryStageAndNamesTheBadFile) {
+  auto result = mine_runs({run_}, suite_, {});
+  ASSERT_TRUE(result) << result.error().message;
+  auto folder = FixitFolder::open(work_.path() / "all");
+  ASSERT_TRUE(folder);
+  folder->write_mined(result->rows);
+  folder->write_verified({{.mined_id = result->rows[0].id, .reason = "ok"}});
+  auto rows = folder->read_all();
+  ASSERT_TRUE(rows) << rows.error().message;
+  EXPECT_EQ(rows->mined.size(), result->rows.size());
+  EXPECT_TRUE(rows->repairs.empty());  // absent file: no rows
+  ASSERT_EQ(rows->verified.size(), 1u);
+  EXPECT_EQ(rows->verified[0].mined_id, result->rows[0].id);
+  // The same rows without the folder's lock (the report reads them so).
+  auto unlocked = read_folder_rows(folder->root());
+  ASSERT_TRUE(unlocked) << unlocked.error().message;
+  EXPECT_EQ(unlocked->mined.size(), result->rows.size());
+  util::write_file_atomic(folder->explained_path(), "{\"mined_id\": 3}\n");
+  auto bad = folder->read_all();
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("explained.jsonl:1: mined_id: wrong type"), std::string::npos)
+      << bad.error().message;
+}
+
 TEST(NormalizeCode, DropsCommentsAndWhitespace) {
   EXPECT_EQ(normalize_code("int  a; // x\n/* y */ int b;\n"), "int a; int b;");
 }
