@@ -131,6 +131,34 @@ TEST_F(MineTest, BadInputIsNamed) {
       << rows.error().message;
 }
 
+TEST_F(MineTest, ABadDeclaredSolutionInRunJsonIsNamed) {
+  auto refused = [this](const nlohmann::json& run_json) {
+    util::write_file_atomic(run_ / "run.json", run_json.dump());
+    auto result = mine_runs({run_}, suite_, {});
+    return result ? std::string("accepted") : result.error().message;
+  };
+  const std::string where = (run_ / "run.json").string() + ": ";
+  auto with_solution = [](nlohmann::json entry) {
+    return nlohmann::json{{"config", {{"solutions", {std::move(entry)}}}}};
+  };
+  EXPECT_EQ(refused(with_solution({{"id", 3}, {"expect", "TIMEOUT"}})),
+            where + "config.solutions[0].id: expected a string");
+  EXPECT_EQ(refused(with_solution({{"id", "x"}, {"expect", 1}})),
+            where + "config.solutions[0].expect: expected a string");
+  EXPECT_EQ(refused(with_solution({{"id", "x"}, {"expect", "SLOW"}})),
+            where + "config.solutions[0].expect: unknown verdict 'SLOW'");
+  EXPECT_EQ(refused(with_solution({{"id", "x"}})), where + "config.solutions[0].expect: required");
+  EXPECT_EQ(refused(with_solution({{"id", "x"}, {"expect", "TIMEOUT"}, {"reply", 2}})),
+            where + "config.solutions[0].reply: expected a string");
+  EXPECT_EQ(refused(with_solution({{"id", "x"}, {"expect", "TIMEOUT"}, {"expected", "PASSED"}})),
+            where + "config.solutions[0].expected: unknown field");
+  EXPECT_EQ(refused({{"config", {{"solutions", "all"}}}}),
+            where + "config.solutions: expected a list");
+  EXPECT_EQ(refused({{"config", 1}}), where + "config: expected a mapping");
+  EXPECT_EQ(refused(nlohmann::json::array()), where + "expected a mapping");
+  EXPECT_EQ(refused({{"config", nlohmann::json::object()}}), "accepted");
+}
+
 TEST_F(MineTest, ReadAllReadsEveryStageAndNamesTheBadFile) {
   auto result = mine_runs({run_}, suite_, {});
   ASSERT_TRUE(result) << result.error().message;
