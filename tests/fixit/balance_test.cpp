@@ -123,7 +123,17 @@ TEST(Recipe, BadFieldsAreNamed) {
             "total: expected an integer from 1 to 2147483647 (got 4294967297)");
   EXPECT_EQ(recipe_from_json({{"mode", "most"}}).error().message,
             "mode: expected balanced or volume, got most");
-  EXPECT_EQ(recipe_from_json({{"cap", 3}}).error().message, "cap: unknown field or wrong type");
+  EXPECT_EQ(recipe_from_json({{"cap", 3}}).error().message, "cap: unknown field");
+  // A wrongly typed field is refused with its name, never read as its default.
+  EXPECT_EQ(recipe_from_json({{"name", 3}}).error().message, "name: expected a string");
+  EXPECT_EQ(recipe_from_json({{"mode", true}}).error().message, "mode: expected a string");
+  EXPECT_EQ(recipe_from_json({{"total", "9"}}).error().message,
+            "total: expected an integer from 1 to 2147483647 (got \"9\")");
+  EXPECT_EQ(recipe_from_json({{"seed", -1}}).error().message,
+            "seed: expected a non-negative integer (got -1)");
+  EXPECT_EQ(recipe_from_json({{"seed", 1.5}}).error().message,
+            "seed: expected a non-negative integer (got 1.5)");
+  EXPECT_EQ(recipe_from_json(nlohmann::json::array()).error().message, "expected a mapping");
   auto recipe = recipe_from_json({{"name", "x"}, {"total", 9}, {"seed", 4}});
   ASSERT_TRUE(recipe);
   auto again = recipe_from_json(to_json(*recipe));
@@ -138,6 +148,33 @@ TEST(Selection, RoundTrips) {
   auto back = selection_from_json(to_json(selection));
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(to_json(*back), to_json(selection));
+}
+
+TEST(Selection, BadFieldsAreNamed) {
+  int serial = 0;
+  auto rows = rows_with("gemm_a", {{Verdict::kCompileError, 3}}, serial);
+  const nlohmann::json good = to_json(balance(rows, {.name = "r", .per_task_cap = 2}));
+  auto problem = [&good](const nlohmann::json& patch) {
+    auto bad = selection_from_json(good.patch(patch));
+    return bad ? std::string("accepted") : bad.error().message;
+  };
+  const std::string stratum = "/strata/gemm_a/COMPILE_ERROR~1turn-1";
+  EXPECT_EQ(problem({{{"op", "replace"}, {"path", stratum + "/taken"}, {"value", "2"}}}),
+            "strata.gemm_a.COMPILE_ERROR/turn-1.taken: expected an integer from 0 to 2147483647 "
+            "(got \"2\")");
+  EXPECT_EQ(problem({{{"op", "add"}, {"path", stratum + "/kept"}, {"value", 1}}}),
+            "strata.gemm_a.COMPILE_ERROR/turn-1.kept: unknown field");
+  EXPECT_EQ(problem({{{"op", "replace"}, {"path", "/strata/gemm_a"}, {"value", 1}}}),
+            "strata.gemm_a: expected a mapping");
+  EXPECT_EQ(problem({{{"op", "replace"}, {"path", "/ids/1"}, {"value", 7}}}),
+            "ids[1]: expected a string");
+  EXPECT_EQ(problem({{{"op", "replace"}, {"path", "/ids"}, {"value", "all"}}}),
+            "ids: expected a list");
+  EXPECT_EQ(problem({{{"op", "remove"}, {"path", "/ids"}}}), "ids: required");
+  EXPECT_EQ(problem({{{"op", "replace"}, {"path", "/recipe/seed"}, {"value", "4"}}}),
+            "recipe: seed: expected a non-negative integer (got \"4\")");
+  EXPECT_EQ(problem({{{"op", "add"}, {"path", "/note"}, {"value", ""}}}), "note: unknown field");
+  EXPECT_EQ(problem(nlohmann::json::array()), "accepted");
 }
 
 }  // namespace

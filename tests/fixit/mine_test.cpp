@@ -131,6 +131,58 @@ TEST_F(MineTest, BadInputIsNamed) {
       << rows.error().message;
 }
 
+TEST_F(MineTest, ABadDeclaredSolutionInRunJsonIsNamed) {
+  auto refused = [this](const nlohmann::json& run_json) {
+    util::write_file_atomic(run_ / "run.json", run_json.dump());
+    auto result = mine_runs({run_}, suite_, {});
+    return result ? std::string("accepted") : result.error().message;
+  };
+  const std::string where = (run_ / "run.json").string() + ": ";
+  auto with_solution = [](nlohmann::json entry) {
+    return nlohmann::json{{"config", {{"solutions", {std::move(entry)}}}}};
+  };
+  EXPECT_EQ(refused(with_solution({{"id", 3}, {"expect", "TIMEOUT"}})),
+            where + "config.solutions[0].id: expected a string");
+  EXPECT_EQ(refused(with_solution({{"id", "x"}, {"expect", 1}})),
+            where + "config.solutions[0].expect: expected a string");
+  EXPECT_EQ(refused(with_solution({{"id", "x"}, {"expect", "SLOW"}})),
+            where + "config.solutions[0].expect: unknown verdict 'SLOW'");
+  EXPECT_EQ(refused(with_solution({{"id", "x"}})), where + "config.solutions[0].expect: required");
+  EXPECT_EQ(refused(with_solution({{"id", "x"}, {"expect", "TIMEOUT"}, {"reply", 2}})),
+            where + "config.solutions[0].reply: expected a string");
+  EXPECT_EQ(refused(with_solution({{"id", "x"}, {"expect", "TIMEOUT"}, {"expected", "PASSED"}})),
+            where + "config.solutions[0].expected: unknown field");
+  EXPECT_EQ(refused({{"config", {{"solutions", "all"}}}}),
+            where + "config.solutions: expected a list");
+  EXPECT_EQ(refused({{"config", 1}}), where + "config: expected a mapping");
+  EXPECT_EQ(refused(nlohmann::json::array()), where + "expected a mapping");
+  EXPECT_EQ(refused({{"config", nlohmann::json::object()}}), "accepted");
+}
+
+TEST_F(MineTest, ReadAllReadsEveryStageAndNamesTheBadFile) {
+  auto result = mine_runs({run_}, suite_, {});
+  ASSERT_TRUE(result) << result.error().message;
+  auto folder = FixitFolder::open(work_.path() / "all");
+  ASSERT_TRUE(folder);
+  folder->write_mined(result->rows);
+  folder->write_verified({{.mined_id = result->rows[0].id, .reason = "ok"}});
+  auto rows = folder->read_all();
+  ASSERT_TRUE(rows) << rows.error().message;
+  EXPECT_EQ(rows->mined.size(), result->rows.size());
+  EXPECT_TRUE(rows->repairs.empty());  // absent file: no rows
+  ASSERT_EQ(rows->verified.size(), 1u);
+  EXPECT_EQ(rows->verified[0].mined_id, result->rows[0].id);
+  // The same rows without the folder's lock (the report reads them so).
+  auto unlocked = read_folder_rows(folder->root());
+  ASSERT_TRUE(unlocked) << unlocked.error().message;
+  EXPECT_EQ(unlocked->mined.size(), result->rows.size());
+  util::write_file_atomic(folder->explained_path(), "{\"mined_id\": 3}\n");
+  auto bad = folder->read_all();
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("explained.jsonl:1: mined_id: wrong type"), std::string::npos)
+      << bad.error().message;
+}
+
 TEST(NormalizeCode, DropsCommentsAndWhitespace) {
   EXPECT_EQ(normalize_code("int  a; // x\n/* y */ int b;\n"), "int a; int b;");
 }

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "../report/trajectory_builder.hpp"
+#include "ptxbench/study/comparison_page.hpp"
 #include "ptxbench/study/paired_test.hpp"
 #include "ptxbench/study/splits.hpp"
 #include "ptxbench/study/step_folder.hpp"
@@ -104,6 +106,56 @@ TEST(StudySteps, EveryVariantHasDataAndARunAndOnlyTrainedOnesATrainingStep) {
   study.variants = {{.name = "a"}, {.name = "b", .retrieval = true}};
   EXPECT_EQ(step_labels(study), (std::vector<std::string>{"suite/tasks", "run/base", "data/a",
                                                           "train/a", "run/a", "data/b", "run/b"}));
+}
+
+// The page from the step folders a study leaves: the base model's run and one trained
+// variant's, on one train task and one held-out task.
+TEST(StudyComparison, WritesThePageFromTheStepFolders) {
+  util::TempDir dir;
+  StudyFile study;
+  study.path = dir.path() / "small.yaml";
+  study.out = dir.path() / "out";
+  study.base.name = "base";
+  study.variants = {{.name = "tuned", .teacher = "t"}};
+  study.heldout = {{.name = "wide", .tasks = {"gemm_n4096_k4096"}}};
+  study.published = dir.path() / "no-published";
+  util::write_file_atomic(study.out / "steps/suite/tasks/splits.json",
+                          Json{{"gemm_n7168_k5120", "train"}, {"gemm_n4096_k4096", "wide"}}.dump());
+  for (const char* side : {"base", "tuned"}) {
+    std::vector<agent::Trajectory> trajectories;
+    for (const char* task : {"gemm_n7168_k5120", "gemm_n4096_k4096"}) {
+      trajectories.push_back(report::testing::make_trajectory(
+          {.model = side,
+           .task = task,
+           .turns = {report::testing::fails(eval::Verdict::kCompileError),
+                     report::testing::passed(1.5)}}));
+    }
+    report::testing::write_run(study.out / "steps/run" / side / "run", trajectories);
+  }
+  util::write_file_atomic(study.out / "steps/data/tuned/data.json",
+                          Json{{"train", {{"gemm_n7168_k5120", 3}}}, {"verified_train", 0}}.dump());
+
+  auto written = write_comparison(study);
+  ASSERT_TRUE(written) << written.error().message;
+  EXPECT_EQ(*written, study.out / "comparison");
+  auto markdown = util::read_file(*written / "comparison.md");
+  ASSERT_TRUE(markdown) << markdown.error().message;
+  for (const char* line : {"study file: small.yaml", "base model: base; variants: tuned",
+                           "split train: gemm_n7168_k5120", "split wide: gemm_n4096_k4096",
+                           "tuned: every training row is unverified",
+                           "no-published: no such folder (published figures left out)"})
+    EXPECT_NE(markdown->find(line), std::string::npos) << line << "\n" << *markdown;
+  auto tables = util::read_file(*written / "comparison.json");
+  ASSERT_TRUE(tables);
+  const Json json = Json::parse(*tables);
+  ASSERT_TRUE(json.is_array());
+  EXPECT_EQ(json.size(), 3u);  // training, metrics, paired tests; no published table
+  for (const auto& table : json) {
+    const std::string name = table.at("name").get<std::string>();
+    EXPECT_TRUE(fs::exists(*written / "tables" / (name + ".csv"))) << name;
+    EXPECT_TRUE(fs::exists(*written / "tables" / (name + ".json"))) << name;
+  }
+  EXPECT_TRUE(fs::exists(*written / "comparison.html"));
 }
 
 }  // namespace

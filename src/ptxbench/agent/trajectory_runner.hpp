@@ -76,6 +76,14 @@ class TrajectoryRunner {
   // One turn appended; nullopt when the trajectory ended without one (provider error or replay
   // exhausted; the file is then already saved).
   std::optional<TurnEvent> run_turn(const TrajectorySpec& spec, Trajectory& trajectory);
+  // The turn's reply: the one saved by an earlier run, else the model's (then saved). None when
+  // the provider failed; the failure is then recorded in the saved trajectory.
+  std::optional<model::Reply> reply_for_turn(const TrajectorySpec& spec, Trajectory& trajectory,
+                                             int turn, TurnEvent& event);
+  // The evaluator's feedback, with the retrieval context's similar repairs when it has them.
+  std::string feedback_for_turn(const TrajectorySpec& spec, const Trajectory& trajectory,
+                                const std::string& reply, const eval::Evaluation& evaluation,
+                                int turn) const;
   void finish_if_done(Trajectory& trajectory) const;
 
   const RunDirectory& directory_;

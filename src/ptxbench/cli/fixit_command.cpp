@@ -207,6 +207,25 @@ int run_explain(const FixitFlags& flags) {
   });
 }
 
+int run_verify(const FixitFlags& flags) {
+  return with_folder(flags, [&](const fixit::FixitFolder& folder, const Environment& env) {
+    return finish_stage("verify",
+                        fixit::fixit_verify(folder, env, flags.reevaluate || flags.reevaluate_all,
+                                            flags.reevaluate_all));
+  });
+}
+
+int run_export(const FixitFlags& flags) {
+  std::vector<fs::path> runs(flags.kernelgen_runs.begin(), flags.kernelgen_runs.end());
+  return with_folder(flags, [&](const fixit::FixitFolder& folder, const Environment& env) {
+    return finish_stage(
+        "export",
+        fixit::fixit_export(
+            folder, env, flags.selection, flags.teacher_name, flags.include_unverified, runs,
+            {.explainer = flags.export_explainer, .length_bin = flags.export_length}));
+  });
+}
+
 std::string_view relation_name(fixit::TaskRelation relation) {
   switch (relation) {
     case fixit::TaskRelation::kSameTask:
@@ -388,133 +407,144 @@ void add_teacher(CLI::App* sub, FixitFlags& flags, bool explainer) {
   sub->add_option("--selection", flags.selection, "Recipe whose selection to work on");
 }
 
+CLI::App* add_mine(CLI::App& fixit, FixitFlags& flags) {
+  auto* mine = fixit.add_subcommand("mine", "Collect the failing turns of runs");
+  add_common(mine, flags);
+  mine->add_option("runs", flags.runs, "Run directories")->required();
+  mine->add_option("--verdicts", flags.verdicts, "Only these verdict kinds")->delimiter(',');
+  mine->add_option("--turns", flags.turns, "Only these turns")->delimiter(',');
+  mine->add_option("--contexts", flags.contexts, "Only these context levels")->delimiter(',');
+  mine->add_option("--tasks", flags.tasks, "Only these tasks (names or globs)")->delimiter(',');
+  mine->add_option("--models", flags.models, "Only these models (names or globs)")->delimiter(',');
+  mine->add_flag(
+      "--include-not-run", flags.include_not_run,
+      "Also replayed controls whose GPU stages did not run here (their declared verdict)");
+  return mine;
+}
+
+CLI::App* add_balance(CLI::App& fixit, FixitFlags& flags) {
+  auto* balance = fixit.add_subcommand("balance", "Select rows to repair by a recipe");
+  add_common(balance, flags);
+  balance->add_option("--recipe", flags.recipe, "Recipe name")->capture_default_str();
+  balance->add_option("--mode", flags.mode, "balanced or volume")->capture_default_str();
+  balance->add_option("--per-task-cap", flags.per_task_cap, "Rows per task at most");
+  balance->add_option("--total", flags.total, "Rows at most");
+  balance->add_option("--seed", flags.seed, "Seed of the order within strata")
+      ->capture_default_str();
+  balance->add_option("--recipes", flags.recipe_file, "YAML/JSON file with a list of recipes");
+  return balance;
+}
+
+CLI::App* add_repair(CLI::App& fixit, FixitFlags& flags) {
+  auto* repair = fixit.add_subcommand("repair", "A teacher repairs the selected rows (resumable)");
+  add_evaluating(repair, flags);
+  add_teacher(repair, flags, false);
+  repair->add_option("--turns", flags.repair_turns, "Turns per repair")->capture_default_str();
+  repair->add_option("--concurrency", flags.concurrency, "Repairs at once")->capture_default_str();
+  repair->add_flag("--loose", flags.loose, "Stop at a correct kernel, even without the families");
+  repair->add_option("--speedup-floor", flags.speedup_floor, "Also require this speedup");
+  return repair;
+}
+
+CLI::App* add_verify(CLI::App& fixit, FixitFlags& flags) {
+  auto* verify = fixit.add_subcommand("verify", "Keep repairs judged PASSED on a GPU");
+  add_evaluating(verify, flags);
+  verify->add_flag("--reevaluate", flags.reevaluate,
+                   "Evaluate repairs whose GPU stages did not run (NOT_RUN) again here");
+  verify->add_flag("--reevaluate-all", flags.reevaluate_all, "Evaluate every repair again here");
+  return verify;
+}
+
+CLI::App* add_explain(CLI::App& fixit, FixitFlags& flags) {
+  auto* explain =
+      fixit.add_subcommand("explain", "A teacher explains each repair in the first person");
+  add_common(explain, flags);
+  add_teacher(explain, flags, true);
+  explain->add_option(
+      "--teacher-name", flags.teacher_name,
+      "Explain the repairs of this teacher (needed when several repaired the rows)");
+  explain->add_option("--length", flags.length, "short, medium or long")->capture_default_str();
+  explain->add_option("--token-budget", flags.token_budget, "Estimated tokens at most")
+      ->capture_default_str();
+  explain->add_option("--max-attempts", flags.max_attempts, "Asks per row")->capture_default_str();
+  return explain;
+}
+
+CLI::App* add_export(CLI::App& fixit, FixitFlags& flags) {
+  auto* exporter =
+      fixit.add_subcommand("export", "Write SFT rows (JSON Lines) and the dataset card");
+  add_common(exporter, flags);
+  exporter->add_option("--selection", flags.selection, "Recipe whose selection to export");
+  exporter->add_flag("--include-unverified", flags.include_unverified,
+                     "Also rows not verified on a GPU (marked \"verified\": false)");
+  exporter->add_option("--kernelgen", flags.kernelgen_runs,
+                       "Runs whose passing turns become KernelGen rows");
+  exporter->add_option("--teacher-name", flags.teacher_name,
+                       "Take the repairs of this teacher (needed when several exist)");
+  exporter->add_option("--length", flags.export_length,
+                       "Take the explanations of this length bin (needed when several exist)");
+  exporter->add_option("--explainer-name", flags.export_explainer,
+                       "Take the explanations of this explainer (needed when several exist)");
+  return exporter;
+}
+
+CLI::App* add_retrieve(CLI::App& fixit, FixitFlags& flags) {
+  auto* retrieve = fixit.add_subcommand("retrieve", "The verified repairs most similar to a query");
+  retrieve->add_option("--fixit", flags.folder, "The Fixit folder")->required();
+  retrieve->add_option("--task", flags.query_task, "Task name")->required();
+  retrieve->add_option("--arch", flags.query_arch, "Arch")->capture_default_str();
+  retrieve->add_option("--verdict", flags.query_verdict, "Verdict kind");
+  retrieve->add_option("--error", flags.query_error, "The failure's feedback or error text");
+  retrieve->add_option("--code", flags.query_code, "File with the failing code");
+  retrieve->add_option("--tasks-dir", flags.tasks_dir, "Task suite (default: built-in)");
+  retrieve->add_option("-k", flags.k, "How many")->capture_default_str();
+  retrieve->add_flag("--include-unverified", flags.include_unverified, "Also unverified repairs");
+  return retrieve;
+}
+
+CLI::App* add_all(CLI::App& fixit, FixitFlags& flags) {
+  auto* all = fixit.add_subcommand("all", "Every stage, from a config file");
+  all->add_option("--config", flags.config, "fixit.yaml (docs/fixit.md)")->required();
+  all->add_option("--fixit", flags.all_folder, "The Fixit folder, instead of the config's");
+  all->add_option("--runs", flags.all_runs, "Run directories, instead of the config's");
+  all->add_flag("--no-gpu", flags.all_no_gpu, "Run no GPU stages (as gpu: false)");
+  all->add_flag("--include-unverified", flags.all_include_unverified,
+                "Export unverified rows too (as export.include_unverified: true)");
+  all->add_flag("--kernelgen", flags.all_kernelgen,
+                "Export the runs' passing turns as KernelGen rows (as export.kernelgen: true)");
+  return all;
+}
+
+CLI::App* add_demo(CLI::App& fixit, FixitFlags& flags) {
+  auto* demo =
+      fixit.add_subcommand("demo", "The built-in default: the demo run's failures to rows");
+  demo->add_option("--out", flags.out, "Fixit folder (default: runs/fixit-demo-<UTC time>)");
+  demo->add_option("--solutions", flags.solutions_dir, "Solutions directory (default: built-in)");
+  demo->add_option("--tasks-dir", flags.tasks_dir, "Task suite (default: built-in)");
+  add_settings_flags(*demo, flags.settings, kFixitSettings, kFixitDefaults);
+  demo->add_option("--length", flags.length, "Explanation length bin")->capture_default_str();
+  return demo;
+}
+
 }  // namespace
 
 void add_fixit_command(CLI::App& app, CommandContext& context) {
+  // One FixitFlags for every stage: CLI11 runs the callback of the one subcommand given.
   auto flags = std::make_shared<FixitFlags>();
   auto* fixit = app.add_subcommand("fixit", "");
   fixit->require_subcommand(1);
   auto bind = [&context, flags](CLI::App* sub, int (*body)(const FixitFlags&)) {
     sub->callback([&context, flags, body] { context.exit_code = body(*flags); });
   };
-
-  auto* mine = fixit->add_subcommand("mine", "Collect the failing turns of runs");
-  add_common(mine, *flags);
-  mine->add_option("runs", flags->runs, "Run directories")->required();
-  mine->add_option("--verdicts", flags->verdicts, "Only these verdict kinds")->delimiter(',');
-  mine->add_option("--turns", flags->turns, "Only these turns")->delimiter(',');
-  mine->add_option("--contexts", flags->contexts, "Only these context levels")->delimiter(',');
-  mine->add_option("--tasks", flags->tasks, "Only these tasks (names or globs)")->delimiter(',');
-  mine->add_option("--models", flags->models, "Only these models (names or globs)")->delimiter(',');
-  mine->add_flag(
-      "--include-not-run", flags->include_not_run,
-      "Also replayed controls whose GPU stages did not run here (their declared verdict)");
-  bind(mine, run_mine);
-
-  auto* balance = fixit->add_subcommand("balance", "Select rows to repair by a recipe");
-  add_common(balance, *flags);
-  balance->add_option("--recipe", flags->recipe, "Recipe name")->capture_default_str();
-  balance->add_option("--mode", flags->mode, "balanced or volume")->capture_default_str();
-  balance->add_option("--per-task-cap", flags->per_task_cap, "Rows per task at most");
-  balance->add_option("--total", flags->total, "Rows at most");
-  balance->add_option("--seed", flags->seed, "Seed of the order within strata")
-      ->capture_default_str();
-  balance->add_option("--recipes", flags->recipe_file, "YAML/JSON file with a list of recipes");
-  bind(balance, run_balance);
-
-  auto* repair = fixit->add_subcommand("repair", "A teacher repairs the selected rows (resumable)");
-  add_evaluating(repair, *flags);
-  add_teacher(repair, *flags, false);
-  repair->add_option("--turns", flags->repair_turns, "Turns per repair")->capture_default_str();
-  repair->add_option("--concurrency", flags->concurrency, "Repairs at once")->capture_default_str();
-  repair->add_flag("--loose", flags->loose, "Stop at a correct kernel, even without the families");
-  repair->add_option("--speedup-floor", flags->speedup_floor, "Also require this speedup");
-  bind(repair, run_repair);
-
-  auto* verify = fixit->add_subcommand("verify", "Keep repairs judged PASSED on a GPU");
-  add_evaluating(verify, *flags);
-  verify->add_flag("--reevaluate", flags->reevaluate,
-                   "Evaluate repairs whose GPU stages did not run (NOT_RUN) again here");
-  verify->add_flag("--reevaluate-all", flags->reevaluate_all, "Evaluate every repair again here");
-  bind(
-      verify, +[](const FixitFlags& f) {
-        return with_folder(f, [&](const fixit::FixitFolder& folder, const Environment& env) {
-          return finish_stage(
-              "verify",
-              fixit::fixit_verify(folder, env, f.reevaluate || f.reevaluate_all, f.reevaluate_all));
-        });
-      });
-
-  auto* explain =
-      fixit->add_subcommand("explain", "A teacher explains each repair in the first person");
-  add_common(explain, *flags);
-  add_teacher(explain, *flags, true);
-  explain->add_option(
-      "--teacher-name", flags->teacher_name,
-      "Explain the repairs of this teacher (needed when several repaired the rows)");
-  explain->add_option("--length", flags->length, "short, medium or long")->capture_default_str();
-  explain->add_option("--token-budget", flags->token_budget, "Estimated tokens at most")
-      ->capture_default_str();
-  explain->add_option("--max-attempts", flags->max_attempts, "Asks per row")->capture_default_str();
-  bind(explain, run_explain);
-
-  auto* exporter =
-      fixit->add_subcommand("export", "Write SFT rows (JSON Lines) and the dataset card");
-  add_common(exporter, *flags);
-  exporter->add_option("--selection", flags->selection, "Recipe whose selection to export");
-  exporter->add_flag("--include-unverified", flags->include_unverified,
-                     "Also rows not verified on a GPU (marked \"verified\": false)");
-  exporter->add_option("--kernelgen", flags->kernelgen_runs,
-                       "Runs whose passing turns become KernelGen rows");
-  exporter->add_option("--teacher-name", flags->teacher_name,
-                       "Take the repairs of this teacher (needed when several exist)");
-  exporter->add_option("--length", flags->export_length,
-                       "Take the explanations of this length bin (needed when several exist)");
-  exporter->add_option("--explainer-name", flags->export_explainer,
-                       "Take the explanations of this explainer (needed when several exist)");
-  bind(
-      exporter, +[](const FixitFlags& f) {
-        std::vector<fs::path> runs(f.kernelgen_runs.begin(), f.kernelgen_runs.end());
-        return with_folder(f, [&](const fixit::FixitFolder& folder, const Environment& env) {
-          return finish_stage(
-              "export", fixit::fixit_export(
-                            folder, env, f.selection, f.teacher_name, f.include_unverified, runs,
-                            {.explainer = f.export_explainer, .length_bin = f.export_length}));
-        });
-      });
-
-  auto* retrieve =
-      fixit->add_subcommand("retrieve", "The verified repairs most similar to a query");
-  retrieve->add_option("--fixit", flags->folder, "The Fixit folder")->required();
-  retrieve->add_option("--task", flags->query_task, "Task name")->required();
-  retrieve->add_option("--arch", flags->query_arch, "Arch")->capture_default_str();
-  retrieve->add_option("--verdict", flags->query_verdict, "Verdict kind");
-  retrieve->add_option("--error", flags->query_error, "The failure's feedback or error text");
-  retrieve->add_option("--code", flags->query_code, "File with the failing code");
-  retrieve->add_option("--tasks-dir", flags->tasks_dir, "Task suite (default: built-in)");
-  retrieve->add_option("-k", flags->k, "How many")->capture_default_str();
-  retrieve->add_flag("--include-unverified", flags->include_unverified, "Also unverified repairs");
-  bind(retrieve, run_retrieve);
-
-  auto* all = fixit->add_subcommand("all", "Every stage, from a config file");
-  all->add_option("--config", flags->config, "fixit.yaml (docs/fixit.md)")->required();
-  all->add_option("--fixit", flags->all_folder, "The Fixit folder, instead of the config's");
-  all->add_option("--runs", flags->all_runs, "Run directories, instead of the config's");
-  all->add_flag("--no-gpu", flags->all_no_gpu, "Run no GPU stages (as gpu: false)");
-  all->add_flag("--include-unverified", flags->all_include_unverified,
-                "Export unverified rows too (as export.include_unverified: true)");
-  all->add_flag("--kernelgen", flags->all_kernelgen,
-                "Export the runs' passing turns as KernelGen rows (as export.kernelgen: true)");
-  bind(all, run_all);
-
-  auto* demo =
-      fixit->add_subcommand("demo", "The built-in default: the demo run's failures to rows");
-  demo->add_option("--out", flags->out, "Fixit folder (default: runs/fixit-demo-<UTC time>)");
-  demo->add_option("--solutions", flags->solutions_dir, "Solutions directory (default: built-in)");
-  demo->add_option("--tasks-dir", flags->tasks_dir, "Task suite (default: built-in)");
-  add_settings_flags(*demo, flags->settings, kFixitSettings, kFixitDefaults);
-  demo->add_option("--length", flags->length, "Explanation length bin")->capture_default_str();
-  bind(demo, run_demo);
+  bind(add_mine(*fixit, *flags), run_mine);
+  bind(add_balance(*fixit, *flags), run_balance);
+  bind(add_repair(*fixit, *flags), run_repair);
+  bind(add_verify(*fixit, *flags), run_verify);
+  bind(add_explain(*fixit, *flags), run_explain);
+  bind(add_export(*fixit, *flags), run_export);
+  bind(add_retrieve(*fixit, *flags), run_retrieve);
+  bind(add_all(*fixit, *flags), run_all);
+  bind(add_demo(*fixit, *flags), run_demo);
 }
 
 }  // namespace ptxbench::cli

@@ -128,29 +128,18 @@ Selection balance(const std::vector<MinedRow>& rows, const Recipe& recipe) {
 }
 
 util::Expected<Recipe> recipe_from_json(const Json& json) {
-  if (!json.is_object()) return util::make_error("recipe: expected an object");
   Recipe recipe;
-  for (const auto& [key, value] : json.items()) {
-    if (key == "name" && value.is_string()) {
-      recipe.name = value.get<std::string>();
-    } else if (key == "mode" && value.is_string()) {
-      std::string mode = value.get<std::string>();
-      if (mode != "balanced" && mode != "volume")
-        return util::make_error("mode: expected balanced or volume, got " + mode);
-      recipe.mode = mode == "volume" ? RecipeMode::kVolume : RecipeMode::kBalanced;
-    } else if ((key == "per_task_cap" || key == "total") && value.is_number_integer()) {
-      // Read at full width: 2^32+1 is no 1.
-      if (auto problem = util::integer_problem(value, 1, INT32_MAX))
-        return util::make_error(key + ": " + *problem);
-      (key == "total" ? recipe.total : recipe.per_task_cap) = value.get<int>();
-    } else if (key == "seed" && value.is_number_integer()) {
-      if (util::value_problem<std::uint64_t>(value))
-        return util::make_error("seed: must not be negative");
-      recipe.seed = value.get<std::uint64_t>();
-    } else {
-      return util::make_error(key + ": unknown field or wrong type");
-    }
-  }
+  util::FieldReader read(json, "");
+  read.read("name", recipe.name);
+  std::string mode = "balanced";
+  read.read("mode", mode);
+  if (read.ok() && mode != "balanced" && mode != "volume")
+    read.fail("mode", "expected balanced or volume, got " + mode);
+  recipe.mode = mode == "volume" ? RecipeMode::kVolume : RecipeMode::kBalanced;
+  read.read_integer("per_task_cap", 1, INT32_MAX, recipe.per_task_cap);
+  read.read_integer("total", 1, INT32_MAX, recipe.total);
+  read.read("seed", recipe.seed);
+  if (const auto& problem = read.finish(); !problem.empty()) return util::make_error(problem);
   if (recipe.name.empty() || recipe.name.find('/') != std::string::npos)
     return util::make_error("name: must be a non-empty file name");
   return recipe;
@@ -173,21 +162,52 @@ Json to_json(const Selection& selection) {
   return {{"recipe", to_json(selection.recipe)}, {"ids", selection.ids}, {"strata", strata}};
 }
 
-util::Expected<Selection> selection_from_json(const Json& json) {
-  if (!json.is_object() || !json.contains("recipe") || !json.contains("ids") ||
-      !json["ids"].is_array())
-    return util::make_error("selection: expected {recipe, ids, strata}");
-  auto recipe = recipe_from_json(json["recipe"]);
-  if (!recipe) return util::make_error("recipe: " + recipe.error().message);
-  Selection selection{.recipe = *recipe};
-  for (const auto& id : json["ids"]) {
-    if (!id.is_string()) return util::make_error("ids: expected strings");
-    selection.ids.push_back(id.get<std::string>());
+namespace {
+
+// "strata": task -> "<VERDICT>/turn-<N>" -> {available, taken}; the first problem is kept in
+// `top`.
+void read_strata(util::FieldReader& top, const Json& strata, Selection& selection) {
+  if (!strata.is_object()) return top.fail("strata", "expected a mapping");
+  for (const auto& [task, cells] : strata.items()) {
+    if (!cells.is_object()) return top.fail("strata." + task, "expected a mapping");
+    for (const auto& [key, count] : cells.items()) {
+      util::FieldReader read(count, fmt::format("strata.{}.{}.", task, key));
+      StratumCount& cell = selection.strata[task][key];
+      read.read_integer("available", 0, INT32_MAX, cell.available);
+      read.read_integer("taken", 0, INT32_MAX, cell.taken);
+      if (const auto& problem = read.finish(); !problem.empty()) return top.fail("", problem);
+    }
   }
-  const Json strata = json.value("strata", Json::object());
-  for (const auto& [task, cells] : strata.items())
-    for (const auto& [key, count] : cells.items())
-      selection.strata[task][key] = {count.value("available", 0), count.value("taken", 0)};
+}
+
+}  // namespace
+
+util::Expected<Selection> selection_from_json(const Json& json) {
+  util::FieldReader read(json, "");
+  read.mark("recipe");
+  if (read.ok() && !read.has("recipe")) read.fail("recipe", "required");
+  Selection selection;
+  if (read.ok()) {
+    auto recipe = recipe_from_json(json["recipe"]);
+    if (recipe)
+      selection.recipe = *recipe;
+    else
+      read.fail("recipe", recipe.error().message);
+  }
+  // Read by hand: a wrong id is named by its index, not by the whole list.
+  read.mark("ids");
+  if (read.ok() && !read.has("ids")) read.fail("ids", "required");
+  if (read.ok() && !json["ids"].is_array()) read.fail("ids", "expected a list");
+  for (std::size_t i = 0; read.ok() && i < json["ids"].size(); ++i) {
+    const Json& id = json["ids"][i];
+    if (id.is_string())
+      selection.ids.push_back(id.get<std::string>());
+    else
+      read.fail(fmt::format("ids[{}]", i), "expected a string");
+  }
+  read.mark("strata");
+  if (read.ok() && read.has("strata")) read_strata(read, json["strata"], selection);
+  if (const auto& problem = read.finish(); !problem.empty()) return util::make_error(problem);
   return selection;
 }
 

@@ -136,10 +136,8 @@ util::Expected<KernelgenSet> export_kernelgen_rows(const std::vector<fs::path>& 
     auto read = read_run(run);
     if (!read) return read.error();
     std::set<std::string> declared_broken;
-    for (const auto& entry :
-         read->run.value("config", Json::object()).value("solutions", Json::array()))
-      if (entry.is_object() && entry.value("expect", "") != "PASSED")
-        declared_broken.insert(entry.value("id", ""));
+    for (const auto& [id, verdict] : read->declared)
+      if (verdict != eval::Verdict::kPassed) declared_broken.insert(id);
     for (const auto& trajectory : read->trajectories) {
       const auto& info = trajectory.info;
       for (const auto& turn : trajectory.turns) {

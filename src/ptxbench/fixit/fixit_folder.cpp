@@ -90,6 +90,21 @@ util::Expected<std::vector<ExplainedRow>> FixitFolder::read_explained() const {
   return read_rows<ExplainedRow>(explained_path(), explained_row_from_json);
 }
 
+util::Expected<FolderRows> read_folder_rows(const fs::path& root) {
+  auto mined = read_rows<MinedRow>(root / kMinedFile, mined_row_from_json);
+  if (!mined) return mined.error();
+  auto repairs = read_rows<RepairRow>(root / kRepairsFile, repair_row_from_json);
+  if (!repairs) return repairs.error();
+  auto verified = read_rows<VerifiedRow>(root / kVerifiedFile, verified_row_from_json);
+  if (!verified) return verified.error();
+  auto explained = read_rows<ExplainedRow>(root / kExplainedFile, explained_row_from_json);
+  if (!explained) return explained.error();
+  return FolderRows{.mined = std::move(*mined),
+                    .repairs = std::move(*repairs),
+                    .verified = std::move(*verified),
+                    .explained = std::move(*explained)};
+}
+
 void FixitFolder::write_mined(const std::vector<MinedRow>& rows) const {
   write_rows(mined_path(), rows);
 }

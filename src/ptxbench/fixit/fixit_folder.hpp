@@ -18,6 +18,24 @@
 
 namespace ptxbench::fixit {
 
+inline constexpr const char* kMinedFile = "mined.jsonl";
+inline constexpr const char* kRepairsFile = "repairs.jsonl";
+inline constexpr const char* kVerifiedFile = "verified.jsonl";
+inline constexpr const char* kExplainedFile = "explained.jsonl";
+
+// Every stage's rows of one folder, read together (export and retrieval join them by mined id).
+struct FolderRows {
+  std::vector<MinedRow> mined;
+  std::vector<RepairRow> repairs;
+  std::vector<VerifiedRow> verified;
+  std::vector<ExplainedRow> explained;
+};
+
+// The rows of the Fixit folder at `root` without taking its lock: the report reads a folder that
+// a stage may be writing (each file is published whole). Absent files read as no rows; the first
+// bad file is named (`file:line: problem`).
+util::Expected<FolderRows> read_folder_rows(const std::filesystem::path& root);
+
 class FixitFolder {
  public:
   static util::Expected<FixitFolder> open(const std::filesystem::path& root);
@@ -28,13 +46,13 @@ class FixitFolder {
   ~FixitFolder() = default;
 
   const std::filesystem::path& root() const { return root_; }
-  std::filesystem::path mined_path() const { return root_ / "mined.jsonl"; }
+  std::filesystem::path mined_path() const { return root_ / kMinedFile; }
   std::filesystem::path manifest_path() const { return root_ / "manifest.json"; }
   std::filesystem::path selection_path(const std::string& recipe) const;
   std::filesystem::path repair_dir() const { return root_ / "repair"; }
-  std::filesystem::path repairs_path() const { return root_ / "repairs.jsonl"; }
-  std::filesystem::path verified_path() const { return root_ / "verified.jsonl"; }
-  std::filesystem::path explained_path() const { return root_ / "explained.jsonl"; }
+  std::filesystem::path repairs_path() const { return root_ / kRepairsFile; }
+  std::filesystem::path verified_path() const { return root_ / kVerifiedFile; }
+  std::filesystem::path explained_path() const { return root_ / kExplainedFile; }
   std::filesystem::path export_dir(const std::string& recipe) const;
 
   // Absent files read as no rows.
@@ -42,6 +60,8 @@ class FixitFolder {
   util::Expected<std::vector<RepairRow>> read_repairs() const;
   util::Expected<std::vector<VerifiedRow>> read_verified() const;
   util::Expected<std::vector<ExplainedRow>> read_explained() const;
+  // The four files above, as read_folder_rows.
+  util::Expected<FolderRows> read_all() const { return read_folder_rows(root_); }
 
   void write_mined(const std::vector<MinedRow>& rows) const;
   void write_repairs(const std::vector<RepairRow>& rows) const;

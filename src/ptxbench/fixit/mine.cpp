@@ -19,18 +19,6 @@ namespace fs = std::filesystem;
 using Json = nlohmann::json;
 using eval::Verdict;
 
-// trajectory id -> the verdict a replayed control declares (the demo's run.json).
-std::map<std::string, Verdict> declared_verdicts(const Json& run) {
-  std::map<std::string, Verdict> out;
-  const Json& solutions = run.value("config", Json::object()).value("solutions", Json::array());
-  for (const auto& entry : solutions) {
-    if (!entry.is_object()) continue;
-    auto verdict = eval::parse_verdict(entry.value("expect", ""));
-    if (verdict) out[entry.value("id", "")] = *verdict;
-  }
-  return out;
-}
-
 std::string error_text_of(const eval::Evaluation& evaluation) {
   std::string text = evaluation.message;
   for (const auto& stage : evaluation.stages) {
@@ -116,7 +104,7 @@ util::Expected<MineResult> mine_runs(const std::vector<fs::path>& runs,
     auto read = read_run(run);
     if (!read) return read.error();
     result.problems.insert(result.problems.end(), read->problems.begin(), read->problems.end());
-    auto declared = declared_verdicts(read->run);
+    const auto& declared = read->declared;
     for (const auto& trajectory_value : read->trajectories) {
       const agent::Trajectory* trajectory = &trajectory_value;
       const auto& info = trajectory->info;

@@ -94,24 +94,29 @@ RepairRow repair_row_of(const MinedRow& row, const Teacher& teacher,
   return out;
 }
 
-util::Expected<RepairSummary> repair_rows(const FixitFolder& folder,
-                                          const std::vector<MinedRow>& selected,
-                                          const std::vector<task::Task>& suite,
-                                          const Teacher& teacher, const agent::EvaluateFn& evaluate,
-                                          const RepairOptions& options,
-                                          const std::function<void(std::string_view)>& say) {
+namespace {
+
+// One trajectory spec per selected row, in order.
+util::Expected<std::vector<agent::TrajectorySpec>> repair_specs(
+    const std::vector<MinedRow>& selected, const std::vector<task::Task>& suite,
+    const Teacher& teacher) {
   std::vector<agent::TrajectorySpec> specs;
-  Json rows = Json::object();
   for (const auto& row : selected) {
     const task::Task* task = task::find_task(suite, row.task);
     if (task == nullptr)
       return util::make_error(fmt::format("{}: task '{}' is not in the suite", row.id, row.task));
     specs.push_back(repair_spec(row, teacher, *task));
-    rows[specs.back().id()] = row.id;
   }
-  auto directory = agent::RunDirectory::open(folder.repair_dir());
-  if (!directory) return directory.error();
-  auto existing_run = directory->read_run_json();
+  return specs;
+}
+
+// run.json of the repair directory: which mined row each trajectory repairs (a trajectory never
+// changes rows) and one entry per session.
+std::optional<util::Error> record_session(agent::RunDirectory& directory,
+                                          const std::vector<agent::TrajectorySpec>& specs,
+                                          const std::vector<MinedRow>& selected,
+                                          const Teacher& teacher, const RepairOptions& options) {
+  auto existing_run = directory.read_run_json();
   if (!existing_run) return existing_run.error();
   Json run = existing_run->value_or(Json{{"ptxbench_version", config::kVersion},
                                          {"trajectory_format", agent::kTrajectoryFormat},
@@ -120,34 +125,46 @@ util::Expected<RepairSummary> repair_rows(const FixitFolder& folder,
                                          {"fixit_repair", true},
                                          {"rows", Json::object()},
                                          {"sessions", Json::array()}});
+  Json rows = Json::object();
+  for (std::size_t i = 0; i < specs.size(); ++i) rows[specs[i].id()] = selected[i].id;
   for (const auto& [id, mined] : rows.items()) {
     if (run["rows"].contains(id) && run["rows"][id] != mined)
       return util::make_error(fmt::format("{}: trajectory {} belongs to row {}, not {}",
-                                          directory->root().string(), id, run["rows"][id].dump(),
+                                          directory.root().string(), id, run["rows"][id].dump(),
                                           mined.dump()));
     run["rows"][id] = mined;
   }
   run["sessions"].push_back({{"started_at", agent::utc_timestamp()},
                              {"teacher", teacher.name},
                              {"max_turns", options.max_turns}});
-  directory->write_run_json(run);
+  directory.write_run_json(run);
+  return std::nullopt;
+}
 
+// The trajectory each spec left in the directory before (none for a fresh one).
+util::Expected<std::vector<std::optional<agent::Trajectory>>> earlier_trajectories(
+    agent::RunDirectory& directory, const std::vector<agent::TrajectorySpec>& specs) {
+  std::vector<std::optional<agent::Trajectory>> out;
+  for (const auto& spec : specs) {
+    auto loaded = directory.load_trajectory(spec.id());
+    if (!loaded) return loaded.error();
+    out.push_back(std::move(*loaded));
+  }
+  return out;
+}
+
+// Runs the repairs on `concurrency` threads, each taking the next row; a repair that throws is
+// an error of the summary, the others go on.
+std::vector<std::optional<agent::Trajectory>> run_repairs(
+    agent::RunDirectory& directory, const std::vector<MinedRow>& selected,
+    const std::vector<agent::TrajectorySpec>& specs,
+    std::vector<std::optional<agent::Trajectory>> earlier, const Teacher& teacher,
+    const agent::EvaluateFn& evaluate, const RepairOptions& options,
+    const std::function<void(std::string_view)>& say, std::vector<std::string>& errors) {
   agent::AgentOptions agent_options{.max_turns = options.max_turns};
   // Stop a repair at its first PASSED turn that reaches the floor (0: any speed).
   if (options.strict) agent_options.target_speedup = options.speedup_floor.value_or(0.0);
-
-  RepairSummary summary;
   std::vector<std::optional<agent::Trajectory>> results(selected.size());
-  std::vector<std::optional<agent::Trajectory>> existing(selected.size());
-  for (std::size_t i = 0; i < selected.size(); ++i) {
-    auto loaded = directory->load_trajectory(specs[i].id());
-    if (!loaded) return loaded.error();
-    if (*loaded) ++summary.resumed;
-    existing[i] = std::move(*loaded);
-  }
-  if (say)
-    say(fmt::format("repair: {} row(s), {} with a trajectory from before, teacher {}, {} thread(s)",
-                    selected.size(), summary.resumed, teacher.name, options.concurrency));
   std::mutex mutex;
   std::atomic<std::size_t> next{0};
   auto on_turn = [&](const agent::TurnEvent& event) {
@@ -155,27 +172,51 @@ util::Expected<RepairSummary> repair_rows(const FixitFolder& folder,
     std::lock_guard lock(mutex);
     say(agent::describe(event));
   };
-  {
-    std::vector<std::jthread> workers;
-    int threads =
-        std::max(1, std::min<int>(options.concurrency, static_cast<int>(selected.size())));
-    for (int t = 0; t < threads; ++t) {
-      workers.emplace_back([&] {
-        agent::TrajectoryRunner runner(*directory, *teacher.provider, evaluate, agent_options,
-                                       on_turn);
-        for (std::size_t i = next++; i < selected.size(); i = next++) {
-          try {
-            prompt::Prompt prompt{.system = selected[i].system_prompt,
-                                  .task = repair_request(selected[i])};
-            results[i] = runner.run(specs[i], prompt, std::move(existing[i]));
-          } catch (const std::exception& e) {
-            std::lock_guard lock(mutex);
-            summary.errors.push_back(fmt::format("{}: {}", selected[i].id, e.what()));
-          }
+  std::vector<std::jthread> workers;
+  int threads = std::max(1, std::min<int>(options.concurrency, static_cast<int>(selected.size())));
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&] {
+      agent::TrajectoryRunner runner(directory, *teacher.provider, evaluate, agent_options,
+                                     on_turn);
+      for (std::size_t i = next++; i < selected.size(); i = next++) {
+        try {
+          prompt::Prompt prompt{.system = selected[i].system_prompt,
+                                .task = repair_request(selected[i])};
+          results[i] = runner.run(specs[i], prompt, std::move(earlier[i]));
+        } catch (const std::exception& e) {
+          std::lock_guard lock(mutex);
+          errors.push_back(fmt::format("{}: {}", selected[i].id, e.what()));
         }
-      });
-    }
+      }
+    });
   }
+  workers.clear();  // joins every worker before the results are read
+  return results;
+}
+
+}  // namespace
+
+util::Expected<RepairSummary> repair_rows(const FixitFolder& folder,
+                                          const std::vector<MinedRow>& selected,
+                                          const std::vector<task::Task>& suite,
+                                          const Teacher& teacher, const agent::EvaluateFn& evaluate,
+                                          const RepairOptions& options,
+                                          const std::function<void(std::string_view)>& say) {
+  auto specs = repair_specs(selected, suite, teacher);
+  if (!specs) return specs.error();
+  auto directory = agent::RunDirectory::open(folder.repair_dir());
+  if (!directory) return directory.error();
+  if (auto error = record_session(*directory, *specs, selected, teacher, options)) return *error;
+  auto earlier = earlier_trajectories(*directory, *specs);
+  if (!earlier) return earlier.error();
+
+  RepairSummary summary;
+  for (const auto& trajectory : *earlier) summary.resumed += trajectory ? 1 : 0;
+  if (say)
+    say(fmt::format("repair: {} row(s), {} with a trajectory from before, teacher {}, {} thread(s)",
+                    selected.size(), summary.resumed, teacher.name, options.concurrency));
+  auto results = run_repairs(*directory, selected, *specs, std::move(*earlier), teacher, evaluate,
+                             options, say, summary.errors);
   for (std::size_t i = 0; i < selected.size(); ++i) {
     if (!results[i]) continue;
     summary.rows.push_back(repair_row_of(selected[i], teacher, *results[i], options));

@@ -129,19 +129,13 @@ std::vector<RetrievalHit> RetrievalIndex::search(const RetrievalQuery& query, st
 
 util::Expected<std::vector<RetrievalDocument>> load_retrieval_documents(
     const FixitFolder& folder, const std::vector<task::Task>& suite, bool include_unverified) {
-  auto mined = folder.read_mined();
-  if (!mined) return mined.error();
-  auto repairs = folder.read_repairs();
-  if (!repairs) return repairs.error();
-  auto verified = folder.read_verified();
-  if (!verified) return verified.error();
-  auto explained = folder.read_explained();
-  if (!explained) return explained.error();
-  auto repair_of = by_mined_id(*repairs);
-  auto verified_of = by_mined_id(*verified);
-  auto explained_of = by_mined_id(*explained);
+  auto rows = folder.read_all();
+  if (!rows) return rows.error();
+  auto repair_of = by_mined_id(rows->repairs);
+  auto verified_of = by_mined_id(rows->verified);
+  auto explained_of = by_mined_id(rows->explained);
   std::vector<RetrievalDocument> out;
-  for (const auto& row : *mined) {
+  for (const auto& row : rows->mined) {
     auto v = verified_of.find(row.id);
     auto r = repair_of.find(row.id);
     auto e = explained_of.find(row.id);

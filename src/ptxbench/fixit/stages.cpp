@@ -263,30 +263,24 @@ util::Expected<ExportOutcome> fixit_export(const FixitFolder& folder, const Envi
                                            const std::string& teacher_name, bool include_unverified,
                                            const std::vector<fs::path>& kernelgen_runs,
                                            const ExplanationFilter& explanations) {
-  auto mined = folder.read_mined();
-  if (!mined) return mined.error();
-  auto repairs = folder.read_repairs();
-  if (!repairs) return repairs.error();
-  auto verified = folder.read_verified();
-  if (!verified) return verified.error();
-  auto explained = folder.read_explained();
-  if (!explained) return explained.error();
+  auto rows = folder.read_all();
+  if (!rows) return rows.error();
   auto selection = read_selection(folder, selection_name);
   if (!selection) return selection.error();
-  auto teacher = choose_teacher(*repairs, teacher_name);
+  auto teacher = choose_teacher(rows->repairs, teacher_name);
   if (!teacher) return teacher.error();
-  const bool several_teachers = teachers_of(*repairs).size() > 1;
-  *repairs = rows_of_teacher(*repairs, *teacher);
-  *verified = rows_of_teacher(*verified, *teacher);
-  *explained = rows_of_teacher(*explained, *teacher);
-  auto variant = choose_variant(*explained, explanations);
+  const bool several_teachers = teachers_of(rows->repairs).size() > 1;
+  rows->repairs = rows_of_teacher(rows->repairs, *teacher);
+  rows->verified = rows_of_teacher(rows->verified, *teacher);
+  rows->explained = rows_of_teacher(rows->explained, *teacher);
+  auto variant = choose_variant(rows->explained, explanations);
   if (!variant) return variant.error();
   std::vector<ExplainedRow> used =
-      *variant ? rows_of_variant(*explained, **variant) : std::vector<ExplainedRow>{};
+      *variant ? rows_of_variant(rows->explained, **variant) : std::vector<ExplainedRow>{};
   ExportOptions options{.include_unverified = include_unverified};
-  ExportedSet set = export_fixit_rows({.mined = &*mined,
-                                       .repairs = &*repairs,
-                                       .verified = &*verified,
+  ExportedSet set = export_fixit_rows({.mined = &rows->mined,
+                                       .repairs = &rows->repairs,
+                                       .verified = &rows->verified,
                                        .explained = &used,
                                        .selection = *selection ? &**selection : nullptr},
                                       env.suite, options);

@@ -287,13 +287,9 @@ util::Expected<Table> published_table(const StudyFile& study,
   return table;
 }
 
-}  // namespace
-
-util::Expected<fs::path> write_comparison(const StudyFile& study) {
-  auto splits_text = util::read_file(study.out / "steps/suite/tasks/splits.json");
-  if (!splits_text) return splits_text.error();
-  std::map<std::string, std::string> splits =
-      Json::parse(*splits_text).get<std::map<std::string, std::string>>();
+// The base model's side, then each variant's.
+util::Expected<std::vector<Side>> read_sides(const StudyFile& study,
+                                             const std::map<std::string, std::string>& splits) {
   std::vector<Side> sides;
   auto base = read_side(study, study.base.name, false, splits);
   if (!base) return base.error();
@@ -303,70 +299,73 @@ util::Expected<fs::path> write_comparison(const StudyFile& study) {
     if (!side) return side.error();
     sides.push_back(std::move(*side));
   }
-  // Splits in the study file's order, train first; only those the runs hold.
-  std::vector<std::string> split_names;
-  std::set<std::string> tasks;
-  for (const auto& t : sides.front().trajectories) tasks.insert(t.task);
+  return sides;
+}
+
+// Splits in the study file's order, train first; only those the runs hold.
+std::vector<std::string> splits_present(const StudyFile& study, const Side& side) {
   auto present = [&](const std::string& name) {
-    return std::any_of(sides.front().trajectories.begin(), sides.front().trajectories.end(),
+    return std::any_of(side.trajectories.begin(), side.trajectories.end(),
                        [&](const auto& t) { return t.split == name; });
   };
-  if (present("train")) split_names.push_back("train");
+  std::vector<std::string> names;
+  if (present("train")) names.push_back("train");
   for (const auto& s : study.heldout)
-    if (present(s.name)) split_names.push_back(s.name);
-  std::vector<int> limits = study.turn_limits;
-  if (limits.empty()) {
-    report::TrajectorySet all;
-    for (const auto& side : sides)
-      for (const auto& t : side.trajectories) all.push_back(&t);
-    for (int t = 1; t <= std::max(1, report::last_turn(all)); ++t) limits.push_back(t);
-  }
+    if (present(s.name)) names.push_back(s.name);
+  return names;
+}
 
-  report::ReportPage page;
-  page.bootstrap_resamples = report::BootstrapSettings{}.resamples;  // the settings used above
-  page.bootstrap_seed = report::BootstrapSettings{}.seed;
-  page.title = "ptxbench study: " + study.path.stem().string();
-  page.facts.push_back("study file: " + study.path.filename().string());
+// The study's turn limits; without any, every turn from 1 to the last one any side reached.
+std::vector<int> turn_limits_of(const StudyFile& study, const std::vector<Side>& sides) {
+  if (!study.turn_limits.empty()) return study.turn_limits;
+  report::TrajectorySet all;
+  for (const auto& side : sides)
+    for (const auto& t : side.trajectories) all.push_back(&t);
+  std::vector<int> limits;
+  for (int t = 1; t <= std::max(1, report::last_turn(all)); ++t) limits.push_back(t);
+  return limits;
+}
+
+// The study file, its models and the tasks of each split.
+std::vector<std::string> study_facts(const StudyFile& study,
+                                     const std::map<std::string, std::string>& splits,
+                                     const std::vector<std::string>& split_names,
+                                     const std::set<std::string>& tasks) {
+  std::vector<std::string> facts{"study file: " + study.path.filename().string()};
   std::vector<std::string> variant_names;
   for (const auto& v : study.variants) variant_names.push_back(v.name);
-  page.facts.push_back(
+  facts.push_back(
       fmt::format("base model: {}; variants: {}", study.base.name, fmt::join(variant_names, ", ")));
   for (const auto& name : split_names) {
     std::vector<std::string> in;
     for (const auto& [task, split] : splits)
       if (split == name && tasks.contains(task)) in.push_back(task);
-    page.facts.push_back(fmt::format("split {}: {}", name, fmt::join(in, ", ")));
+    facts.push_back(fmt::format("split {}: {}", name, fmt::join(in, ", ")));
   }
-  page.banners.push_back(
-      "A difference is inside the noise when its paired test gives p >= 0.05 (the "
-      "paired tests under Comparisons); with few tasks and samples most differences are.");
+  return facts;
+}
+
+// Variants whose training data holds no row verified on a GPU, said above the tables.
+std::vector<std::string> unverified_data_banners(const StudyFile& study) {
+  std::vector<std::string> banners;
   for (const auto& v : study.variants) {
     auto counts = util::read_file(study.out / "steps/data" / v.name / "data.json");
     const Json json = counts ? Json::parse(*counts, nullptr, false) : Json();
     if (v.retrieval && json.is_object() && json.value("verified_train", 0) == 0)
-      page.banners.push_back(fmt::format(
+      banners.push_back(fmt::format(
           "{}: the teacher's Fixit folder holds no repair verified on a GPU, so retrieval added "
           "nothing to the prompts (this variant is the base model with another context name)",
           v.name));
     else if (!v.retrieval && json.is_object() && json.value("verified_train", 0) == 0)
-      page.banners.push_back(fmt::format(
+      banners.push_back(fmt::format(
           "{}: every training row is unverified (repairs not judged on a GPU)", v.name));
   }
-  page.tables.push_back(training_table(study));
-  page.tables.push_back(metrics_table(study, sides, split_names, limits));
-  page.tables.push_back(paired_table(sides, split_names, limits));
-  if (!study.published.empty()) {
-    if (!fs::is_directory(study.published)) {
-      page.warnings.push_back(study.published.string() +
-                              ": no such folder (published figures left out)");
-    } else {
-      auto published = published_table(study, splits, tasks);
-      if (!published) return published.error();
-      page.tables.push_back(std::move(*published));
-    }
-  }
-  auto staged =
-      util::StagedFolder::begin(study.out / "comparison", util::StagedFolder::Start::kEmpty);
+  return banners;
+}
+
+// comparison.{md,html,json} and tables/<name>.{csv,json}, built aside and renamed into `dir`.
+util::Expected<fs::path> write_page(const report::ReportPage& page, const fs::path& dir) {
+  auto staged = util::StagedFolder::begin(dir, util::StagedFolder::Start::kEmpty);
   if (!staged) return staged.error();
   util::write_file_atomic(staged->path() / "comparison.md", report::render_markdown(page));
   util::write_file_atomic(staged->path() / "comparison.html", report::render_html(page));
@@ -381,6 +380,45 @@ util::Expected<fs::path> write_comparison(const StudyFile& study) {
   }
   util::write_file_atomic(staged->path() / "comparison.json", util::dump_json(tables, 2) + "\n");
   return staged->publish();
+}
+
+}  // namespace
+
+util::Expected<fs::path> write_comparison(const StudyFile& study) {
+  auto splits_text = util::read_file(study.out / "steps/suite/tasks/splits.json");
+  if (!splits_text) return splits_text.error();
+  std::map<std::string, std::string> splits =
+      Json::parse(*splits_text).get<std::map<std::string, std::string>>();
+  auto sides = read_sides(study, splits);
+  if (!sides) return sides.error();
+  std::set<std::string> tasks;
+  for (const auto& t : sides->front().trajectories) tasks.insert(t.task);
+  const std::vector<std::string> split_names = splits_present(study, sides->front());
+  const std::vector<int> limits = turn_limits_of(study, *sides);
+
+  report::ReportPage page;
+  page.bootstrap_resamples = report::BootstrapSettings{}.resamples;  // the settings used above
+  page.bootstrap_seed = report::BootstrapSettings{}.seed;
+  page.title = "ptxbench study: " + study.path.stem().string();
+  page.facts = study_facts(study, splits, split_names, tasks);
+  page.banners.push_back(
+      "A difference is inside the noise when its paired test gives p >= 0.05 (the "
+      "paired tests under Comparisons); with few tasks and samples most differences are.");
+  for (auto& banner : unverified_data_banners(study)) page.banners.push_back(std::move(banner));
+  page.tables.push_back(training_table(study));
+  page.tables.push_back(metrics_table(study, *sides, split_names, limits));
+  page.tables.push_back(paired_table(*sides, split_names, limits));
+  if (!study.published.empty()) {
+    if (!fs::is_directory(study.published)) {
+      page.warnings.push_back(study.published.string() +
+                              ": no such folder (published figures left out)");
+    } else {
+      auto published = published_table(study, splits, tasks);
+      if (!published) return published.error();
+      page.tables.push_back(std::move(*published));
+    }
+  }
+  return write_page(page, study.out / "comparison");
 }
 
 }  // namespace ptxbench::study

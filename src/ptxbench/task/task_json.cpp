@@ -32,7 +32,8 @@ constexpr std::array<std::string_view, 14> kTopLevelFields{
     "name",      "op_type",  "description", "axes",  "inputs", "outputs",   "parameters",
     "tolerance", "baseline", "requested",   "split", "core",   "workloads", "unseen"};
 
-// Collects problems, each prefixed with the file.
+// Collects problems, each prefixed with the file. Not util::FieldReader, which keeps only the
+// first problem: a task file's author is shown every problem of the file at once.
 class Problems {
  public:
   explicit Problems(std::string file) : file_(std::move(file)) {}

@@ -67,13 +67,15 @@ std::string_view to_string(ExecutionEvidence evidence) {
   return "?";
 }
 
-KernelExecution join_probe(const ProbeReport& report, const sass::SassKernel& kernel,
-                           arch::Arch arch) {
-  KernelExecution out;
-  out.kernel = kernel.name;
+namespace {
+
+// The column of smsp__sass_inst_executed when the probe's records can be joined to `kernel`;
+// otherwise nullopt, and `out` says why (not launched, or a note of what the probe missed).
+std::optional<std::size_t> joinable_metric(const ProbeReport& report,
+                                           const sass::SassKernel& kernel, KernelExecution& out) {
   if (!report.error.empty()) {
     out.note = report.error;
-    return out;
+    return std::nullopt;
   }
   const auto& launched = report.launched_functions;
   if (std::find(launched.begin(), launched.end(), kernel.name) == launched.end()) {
@@ -82,36 +84,46 @@ KernelExecution join_probe(const ProbeReport& report, const sass::SassKernel& ke
     } else {
       out.evidence = ExecutionEvidence::kNotLaunched;
     }
-    return out;
+    return std::nullopt;
   }
   if (kernel.name != report.kernel) {
     out.note = fmt::format(
         "launched after {}: this CUPTI reports only the first kernel function of a process",
         report.kernel);
-    return out;
+    return std::nullopt;
   }
   if (!report.candidate_crc) {
     out.note = "the probe could not identify the candidate's module";
-    return out;
+    return std::nullopt;
   }
   const auto metric = std::find(report.metrics.begin(), report.metrics.end(), kExecutedMetric);
   if (metric == report.metrics.end()) {
     out.note = "the probe did not collect smsp__sass_inst_executed";
-    return out;
+    return std::nullopt;
   }
-  const auto metric_index = static_cast<std::size_t>(metric - report.metrics.begin());
+  return static_cast<std::size_t>(metric - report.metrics.begin());
+}
+
+struct AttributedCounts {
+  std::int64_t executions = 0;  // of the candidate's module and this kernel
+  bool unknown_shape = false;   // a tensor-core instruction whose FLOPs cannot be read
+};
+
+// Adds each record of the kernel to the family of the instruction at its pc (executions and
+// tensor-core FLOPs); counts the records of other modules or functions and the unknown pcs.
+AttributedCounts attribute_records(const ProbeReport& report, const sass::SassKernel& kernel,
+                                   arch::Arch arch, std::size_t metric_index,
+                                   KernelExecution& out) {
   std::unordered_map<std::uint32_t, const sass::SassInstruction*> by_offset;
   for (const auto& instruction : kernel.instructions) by_offset[instruction.offset] = &instruction;
-
-  std::int64_t attributed = 0;
-  bool unknown_shape = false;
+  AttributedCounts counts;
   for (const ProbeRecord& record : report.records) {
     if (record.cubin_crc != *report.candidate_crc || record.function != kernel.name) {
       ++out.foreign_records;
       continue;
     }
     const std::int64_t count = std::max<std::int64_t>(0, record.counts.at(metric_index));
-    attributed += count;
+    counts.executions += count;
     const auto found = by_offset.find(record.pc_offset);
     if (found == by_offset.end()) {
       ++out.unknown_pcs;
@@ -127,10 +139,22 @@ KernelExecution join_probe(const ProbeReport& report, const sass::SassKernel& ke
         out.tensor_core_flops[family] +=
             static_cast<double>(count) * *flops / warps_per_tensor_core_op(family);
       } else {
-        unknown_shape = true;
+        counts.unknown_shape = true;
       }
     }
   }
+  return counts;
+}
+
+}  // namespace
+
+KernelExecution join_probe(const ProbeReport& report, const sass::SassKernel& kernel,
+                           arch::Arch arch) {
+  KernelExecution out;
+  out.kernel = kernel.name;
+  const auto metric_index = joinable_metric(report, kernel, out);
+  if (!metric_index) return out;
+  const AttributedCounts counts = attribute_records(report, kernel, arch, *metric_index, out);
   if (out.unknown_pcs > 0) {
     // A probe of the same cubin only reports pcs of its disassembly.
     out.note = fmt::format("{} counted pcs are not in the disassembly of {}", out.unknown_pcs,
@@ -139,7 +163,7 @@ KernelExecution join_probe(const ProbeReport& report, const sass::SassKernel& ke
     out.tensor_core_flops.clear();
     return out;
   }
-  if (attributed == 0) {
+  if (counts.executions == 0) {
     out.note = fmt::format(
         "launched {} time(s) but no instruction count was attributed to the candidate's module "
         "({} records of other modules or functions)",
@@ -148,7 +172,8 @@ KernelExecution join_probe(const ProbeReport& report, const sass::SassKernel& ke
     return out;
   }
   out.evidence = ExecutionEvidence::kMeasured;
-  if (unknown_shape) out.note = "tensor-core instructions without a readable shape: FLOPs unknown";
+  if (counts.unknown_shape)
+    out.note = "tensor-core instructions without a readable shape: FLOPs unknown";
   return out;
 }
 

@@ -12,19 +12,12 @@ namespace ptxbench::report::view {
 namespace {
 namespace fs = std::filesystem;
 
-template <class Row, class Parse>
-util::Expected<std::map<std::string, Row>> rows_by_mined_id(const fs::path& path, Parse parse) {
-  auto lines = fixit::read_jsonl(path);
-  if (!lines) return lines.error();
-  std::map<std::string, Row> rows;
-  for (std::size_t i = 0; i < lines->size(); ++i) {
-    auto row = parse((*lines)[i]);
-    if (!row) {
-      return util::make_error(fmt::format("{}:{}: {}", path.string(), i + 1, row.error().message));
-    }
-    rows.insert_or_assign(row->mined_id, std::move(*row));
-  }
-  return rows;
+// The last row of each mined id, as the stages merge them.
+template <class Row>
+std::map<std::string, Row> by_mined_id(std::vector<Row> rows) {
+  std::map<std::string, Row> out;
+  for (auto& row : rows) out.insert_or_assign(row.mined_id, std::move(row));
+  return out;
 }
 
 std::string evaluation_summary(const eval::Evaluation& e) {
@@ -137,36 +130,24 @@ IndexItem fixit_item(const FixitCase& row) {
 }
 
 util::Expected<std::vector<FixitCase>> read_fixit_cases(const fs::path& fixit_dir) {
-  const fs::path mined_path = fixit_dir / "mined.jsonl";
-  if (!fs::is_regular_file(mined_path)) {
+  if (!fs::is_regular_file(fixit_dir / fixit::kMinedFile)) {
     return util::make_error(
         fmt::format("{}: not a Fixit folder (no mined.jsonl)", fixit_dir.string()));
   }
-  auto mined = fixit::read_jsonl(mined_path);
-  if (!mined) return mined.error();
-  auto repairs =
-      rows_by_mined_id<fixit::RepairRow>(fixit_dir / "repairs.jsonl", fixit::repair_row_from_json);
-  if (!repairs) return repairs.error();
-  auto verified = rows_by_mined_id<fixit::VerifiedRow>(fixit_dir / "verified.jsonl",
-                                                       fixit::verified_row_from_json);
-  if (!verified) return verified.error();
-  auto explained = rows_by_mined_id<fixit::ExplainedRow>(fixit_dir / "explained.jsonl",
-                                                         fixit::explained_row_from_json);
-  if (!explained) return explained.error();
+  auto rows = fixit::read_folder_rows(fixit_dir);
+  if (!rows) return rows.error();
+  auto repairs = by_mined_id(std::move(rows->repairs));
+  auto verified = by_mined_id(std::move(rows->verified));
+  auto explained = by_mined_id(std::move(rows->explained));
   std::vector<FixitCase> cases;
-  for (std::size_t i = 0; i < mined->size(); ++i) {
-    auto row = fixit::mined_row_from_json((*mined)[i]);
-    if (!row) {
-      return util::make_error(
-          fmt::format("{}:{}: {}", mined_path.string(), i + 1, row.error().message));
-    }
-    FixitCase c{.mined = std::move(*row)};
+  for (auto& mined : rows->mined) {
+    FixitCase c{.mined = std::move(mined)};
     auto take = [&c](auto& map, auto& slot) {
       if (auto found = map.find(c.mined.id); found != map.end()) slot = std::move(found->second);
     };
-    take(*repairs, c.repair);
-    take(*verified, c.verified);
-    take(*explained, c.explained);
+    take(repairs, c.repair);
+    take(verified, c.verified);
+    take(explained, c.explained);
     cases.push_back(std::move(c));
   }
   return cases;
