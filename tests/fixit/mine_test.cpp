@@ -89,6 +89,21 @@ TEST_F(MineTest, FailingTurnsWithWhatTheModelSaw) {
   EXPECT_EQ(manifest["counts"]["gemm_n7168_k5120"]["INCORRECT_NUMERICAL"]["3"], 1);
 }
 
+// A trajectory file is input: a reply whose recorded source is not text is mined without it.
+TEST_F(MineTest, AReplySourceThatIsNotTextIsLeftOut) {
+  const fs::path other = work_.path() / "other-run";
+  auto dir = agent::RunDirectory::open(other);
+  ASSERT_TRUE(dir);
+  dir->write_run_json({{"config", nlohmann::json::object()}});
+  auto t = trajectory_of("odd", 0, {{"int e;", testing::compile_error()}});
+  t.messages[2].extra = {{"source", 5}};
+  dir->save_trajectory(t);
+  auto result = mine_runs({other}, suite_, {});
+  ASSERT_TRUE(result) << result.error().message;
+  ASSERT_EQ(result->rows.size(), 1u);
+  EXPECT_EQ(result->rows[0].source.reply_file, "");
+}
+
 TEST_F(MineTest, Filters) {
   auto by_verdict = mine_runs({run_}, suite_, {.verdicts = {Verdict::kIncorrectNumerical}});
   ASSERT_TRUE(by_verdict);

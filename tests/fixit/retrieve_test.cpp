@@ -179,6 +179,28 @@ TEST(Retrieval, LoadsFamilyAndSplitFromTheSuite) {
   EXPECT_EQ(hits[0].document->task, "gemm_n7168_k5120");
 }
 
+// Retrieval reads a folder without its lock: a Fixit stage holding the folder (writing it) does
+// not stop a run or a prompt from retrieving, and a path that is no Fixit folder is not created.
+TEST(Retrieval, ReadsAFolderThatAStageHolds) {
+  auto suite = task::load_suite(task::default_tasks_dir());
+  ASSERT_TRUE(suite);
+  util::TempDir work;
+  auto held = FixitFolder::open(work.path() / "fixit");
+  ASSERT_TRUE(held);
+  MinedRow row = testing::mined_row("gemm_n7168_k5120", eval::Verdict::kTimeout, 1, 0);
+  held->write_mined({row});
+  held->write_repairs(
+      {{.mined_id = row.id, .teacher = "t", .status = RepairStatus::kUnjudged, .code = "fixed"}});
+  held->write_verified({{.mined_id = row.id, .status = VerifyStatus::kVerified}});
+  held->write_explained({{.mined_id = row.id, .reasoning = "I saw the bug."}});
+  auto documents = load_retrieval_documents(work.path() / "fixit", *suite, false);
+  ASSERT_TRUE(documents) << documents.error().message;
+  EXPECT_EQ(documents->size(), 1u);
+  auto missing = load_retrieval_documents(work.path() / "typo", *suite, false);
+  EXPECT_FALSE(missing);
+  EXPECT_FALSE(std::filesystem::exists(work.path() / "typo"));
+}
+
 // A folder made without a GPU (every repair unverified) gives retrieval nothing; the note says
 // how many unverified repairs there are and what would use them.
 TEST(Retrieval, AnEmptyIndexSaysWhy) {

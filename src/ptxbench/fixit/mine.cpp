@@ -19,6 +19,13 @@ namespace fs = std::filesystem;
 using Json = nlohmann::json;
 using eval::Verdict;
 
+// The file a replayed reply came from, when the trajectory recorded one as text (a trajectory
+// file is input: another type is ignored rather than thrown).
+std::string reply_source(const agent::TrajectoryMessage& reply) {
+  const auto it = reply.extra.find("source");
+  return it != reply.extra.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 std::string error_text_of(const eval::Evaluation& evaluation) {
   std::string text = evaluation.message;
   for (const auto& stage : evaluation.stages) {
@@ -136,7 +143,7 @@ util::Expected<MineResult> mine_runs(const std::vector<fs::path>& runs,
                                 .trajectory = info.id,
                                 .turn = turn.turn,
                                 .model = info.model,
-                                .reply_file = reply->extra.value("source", "")},
+                                .reply_file = reply_source(*reply)},
                      .task = info.task,
                      .arch = info.arch,
                      .context = info.context_level,

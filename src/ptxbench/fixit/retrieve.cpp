@@ -127,15 +127,16 @@ std::vector<RetrievalHit> RetrievalIndex::search(const RetrievalQuery& query, st
   return hits;
 }
 
-util::Expected<std::vector<RetrievalDocument>> load_retrieval_documents(
-    const FixitFolder& folder, const std::vector<task::Task>& suite, bool include_unverified) {
-  auto rows = folder.read_all();
-  if (!rows) return rows.error();
-  auto repair_of = by_mined_id(rows->repairs);
-  auto verified_of = by_mined_id(rows->verified);
-  auto explained_of = by_mined_id(rows->explained);
+namespace {
+
+std::vector<RetrievalDocument> documents_of(const FolderRows& rows,
+                                            const std::vector<task::Task>& suite,
+                                            bool include_unverified) {
+  auto repair_of = by_mined_id(rows.repairs);
+  auto verified_of = by_mined_id(rows.verified);
+  auto explained_of = by_mined_id(rows.explained);
   std::vector<RetrievalDocument> out;
-  for (const auto& row : rows->mined) {
+  for (const auto& row : rows.mined) {
     auto v = verified_of.find(row.id);
     auto r = repair_of.find(row.id);
     auto e = explained_of.find(row.id);
@@ -161,14 +162,25 @@ util::Expected<std::vector<RetrievalDocument>> load_retrieval_documents(
   return out;
 }
 
+}  // namespace
+
+util::Expected<std::vector<RetrievalDocument>> load_retrieval_documents(
+    const FixitFolder& folder, const std::vector<task::Task>& suite, bool include_unverified) {
+  auto rows = folder.read_all();
+  if (!rows) return rows.error();
+  return documents_of(*rows, suite, include_unverified);
+}
+
 util::Expected<std::vector<RetrievalDocument>> load_retrieval_documents(
     const std::filesystem::path& folder, const std::vector<task::Task>& suite,
     bool include_unverified) {
   if (!std::filesystem::exists(folder / "mined.jsonl"))
     return util::make_error(folder.string() + ": not a Fixit folder (no mined.jsonl)");
-  auto opened = FixitFolder::open(folder);
-  if (!opened) return opened.error();
-  return load_retrieval_documents(*opened, suite, include_unverified);
+  // Read without the folder's lock (each file is published whole): a run or a prompt retrieving
+  // from a folder must not fail while a Fixit stage is writing it.
+  auto rows = read_folder_rows(folder);
+  if (!rows) return rows.error();
+  return documents_of(*rows, suite, include_unverified);
 }
 
 std::string empty_index_note(const std::filesystem::path& folder,
