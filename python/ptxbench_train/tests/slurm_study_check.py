@@ -1,6 +1,7 @@
 """The study's `launcher: slurm` on a real single-node Slurm cluster (slurm-wlm and munge from
 deps/apt.txt, started for this test by tests/slurm/slurm_cluster.sh): the training step runs as a
-Slurm job step through `srun` with the study's options, and the study waits for it.
+Slurm job step through `srun` with the study's options (`gpus: 2`: an accelerate group of two
+processes inside the step, on the CPU here), and the study waits for it.
 
 Not named test_*.py: ctest runs it through tests/slurm/run_if_slurm.sh, which reports it as skipped
 (not passed) on a machine without Slurm."""
@@ -36,13 +37,16 @@ def slurm_conf():
 
 def test_training_runs_as_a_slurm_job_step(tiny_model, tmp_path, slurm_conf):
     study = write_launch_study(tmp_path, tiny_model,
-                               training="launcher: slurm, slurm: [--ntasks=1, --job-name=ptx-study]",
+                               training="launcher: slurm, gpus: 2, "
+                               "slurm: [--ntasks=1, --cpus-per-task=2, --job-name=ptx-study]",
                                serving="engine: builtin", reasoning="source: teacher")
     out = tmp_path / "study"
     done = run_study(study, out, "--stop-after", "train/tuned", env={"SLURM_CONF": slurm_conf})
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     log = (out / "steps/train/tuned/log.txt").read_text()
-    assert log.startswith("$ srun --ntasks=1 --job-name=ptx-study "), log[:500]
+    assert log.startswith("$ srun --ntasks=1 --cpus-per-task=2 --job-name=ptx-study "), log[:500]
+    assert " --gpus 2" in log.splitlines()[0], log[:500]  # two processes inside the job step
     card = json.loads((out / "steps/train/tuned/train/run_card.json").read_text())
-    assert card["steps"] == 2 and card["hardware"]["slurm"]["job_id"], card["hardware"]
+    assert card["steps"] == 2 and card["processes"] == 2, card
+    assert card["hardware"]["slurm"]["job_id"], card["hardware"]
     assert card["hardware"]["slurm"]["node"] == "ptxnode", card["hardware"]

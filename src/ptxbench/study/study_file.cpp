@@ -192,6 +192,11 @@ void read_training(FieldReader& top, const std::string& where, const fs::path& d
     training.launcher = Launcher::kSlurm;
   else
     read.fail("launcher", "expected local, accelerate or slurm (got " + launcher + ")");
+  // Fields that the chosen launcher would not use are refused rather than ignored.
+  if (read.ok() && training.gpus > 1 && training.launcher == Launcher::kLocal)
+    read.fail("gpus", "more than one GPU needs launcher: accelerate (or slurm)");
+  if (read.ok() && !training.slurm.empty() && training.launcher != Launcher::kSlurm)
+    read.fail("slurm", "srun options need launcher: slurm");
   // A recipe file is resolved against the study file; a built-in name stays as written.
   if (training.recipe.find('/') != std::string::npos || training.recipe.ends_with(".yaml") ||
       training.recipe.ends_with(".json"))

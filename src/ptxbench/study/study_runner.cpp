@@ -298,7 +298,8 @@ class Runner {
                     argv.insert(argv.end(), {"--revision", study_.base.revision});
                   if (t.max_steps)
                     argv.insert(argv.end(), {"--max-steps", std::to_string(*t.max_steps)});
-                  if (t.launcher == Launcher::kAccelerate)
+                  // Under slurm, several GPUs are one accelerate group inside the job step.
+                  if (t.launcher == Launcher::kAccelerate || t.gpus > 1)
                     argv.insert(argv.end(), {"--gpus", std::to_string(t.gpus)});
                   auto code = exec(argv, partial / "log.txt");
                   if (!code) return code.error();
