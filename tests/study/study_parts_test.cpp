@@ -110,8 +110,9 @@ TEST(StudySteps, EveryVariantHasDataAndARunAndOnlyTrainedOnesATrainingStep) {
 
 // The page from the step folders a study leaves: the base model's run and one trained
 // variant's, on one train task and one held-out task.
-TEST(StudyComparison, WritesThePageFromTheStepFolders) {
-  util::TempDir dir;
+// A study of one variant whose step folders are written by hand: the suite's splits, a base and
+// a tuned run of two tasks, the variant's data counts.
+StudyFile small_study(const util::TempDir& dir) {
   StudyFile study;
   study.path = dir.path() / "small.yaml";
   study.out = dir.path() / "out";
@@ -134,7 +135,12 @@ TEST(StudyComparison, WritesThePageFromTheStepFolders) {
   }
   util::write_file_atomic(study.out / "steps/data/tuned/data.json",
                           Json{{"train", {{"gemm_n7168_k5120", 3}}}, {"verified_train", 0}}.dump());
+  return study;
+}
 
+TEST(StudyComparison, WritesThePageFromTheStepFolders) {
+  util::TempDir dir;
+  const StudyFile study = small_study(dir);
   auto written = write_comparison(study);
   ASSERT_TRUE(written) << written.error().message;
   EXPECT_EQ(*written, study.out / "comparison");
@@ -156,6 +162,28 @@ TEST(StudyComparison, WritesThePageFromTheStepFolders) {
     EXPECT_TRUE(fs::exists(*written / "tables" / (name + ".json"))) << name;
   }
   EXPECT_TRUE(fs::exists(*written / "comparison.html"));
+}
+
+// Damaged step files: a splits.json of the wrong shape is named; data counts of the wrong types
+// leave their cells empty (and no banner) instead of throwing.
+TEST(StudyComparison, DamagedStepFilesAreNamedOrLeftEmpty) {
+  util::TempDir dir;
+  const StudyFile study = small_study(dir);
+  util::write_file_atomic(study.out / "steps/data/tuned/data.json",
+                          R"({"train": {"gemm_n7168_k5120": "three"}, "verified_train": "no"})");
+  auto written = write_comparison(study);
+  ASSERT_TRUE(written) << written.error().message;
+  auto markdown = util::read_file(*written / "comparison.md");
+  ASSERT_TRUE(markdown);
+  EXPECT_EQ(markdown->find("every training row is unverified"), std::string::npos);
+
+  util::write_file_atomic(study.out / "steps/suite/tasks/splits.json",
+                          R"({"gemm_n7168_k5120": 3})");
+  auto refused = write_comparison(study);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("splits.json: expected an object of task: split"),
+            std::string::npos)
+      << refused.error().message;
 }
 
 }  // namespace

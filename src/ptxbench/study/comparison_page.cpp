@@ -216,7 +216,9 @@ Table training_table(const StudyFile& study) {
     auto sum = [&](const char* split) -> Cell {
       if (!counts.contains(split)) return {};
       std::int64_t n = 0;
-      for (const auto& item : counts[split].items()) n += item.value().get<std::int64_t>();
+      if (!counts[split].is_object()) return {};
+      for (const auto& item : counts[split].items())
+        if (item.value().is_number_integer()) n += item.value().get<std::int64_t>();
       return n;
     };
     const Cell verified = counts.value("verified_train", Json()).is_number_integer()
@@ -351,12 +353,16 @@ std::vector<std::string> unverified_data_banners(const StudyFile& study) {
   for (const auto& v : study.variants) {
     auto counts = util::read_file(study.out / "steps/data" / v.name / "data.json");
     const Json json = counts ? Json::parse(*counts, nullptr, false) : Json();
-    if (v.retrieval && json.is_object() && json.value("verified_train", 0) == 0)
+    // A damaged data.json says nothing either way: no banner.
+    const bool none_verified = json.is_object() && json.contains("verified_train") &&
+                               json["verified_train"].is_number_integer() &&
+                               json["verified_train"].get<std::int64_t>() == 0;
+    if (v.retrieval && none_verified)
       banners.push_back(fmt::format(
           "{}: the teacher's Fixit folder holds no repair verified on a GPU, so retrieval added "
           "nothing to the prompts (this variant is the base model with another context name)",
           v.name));
-    else if (!v.retrieval && json.is_object() && json.value("verified_train", 0) == 0)
+    else if (!v.retrieval && none_verified)
       banners.push_back(fmt::format(
           "{}: every training row is unverified (repairs not judged on a GPU)", v.name));
   }
@@ -387,8 +393,16 @@ util::Expected<fs::path> write_page(const report::ReportPage& page, const fs::pa
 util::Expected<fs::path> write_comparison(const StudyFile& study) {
   auto splits_text = util::read_file(study.out / "steps/suite/tasks/splits.json");
   if (!splits_text) return splits_text.error();
-  std::map<std::string, std::string> splits =
-      Json::parse(*splits_text).get<std::map<std::string, std::string>>();
+  // Written by the suite step; a damaged file is named, not thrown.
+  const Json splits_json = Json::parse(*splits_text, nullptr, false);
+  std::map<std::string, std::string> splits;
+  if (splits_json.is_object())
+    for (const auto& [task, split] : splits_json.items())
+      if (split.is_string()) splits[task] = split.get<std::string>();
+  if (!splits_json.is_object() || splits.size() != splits_json.size())
+    return util::make_error((study.out / "steps/suite/tasks/splits.json").string() +
+                            ": expected an object of task: split (rerun the suite step: remove "
+                            "its folder)");
   auto sides = read_sides(study, splits);
   if (!sides) return sides.error();
   std::set<std::string> tasks;
