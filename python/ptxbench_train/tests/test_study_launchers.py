@@ -93,3 +93,16 @@ def test_more_processes_than_gpus_is_refused(tmp_path, monkeypatch, capsys):
                  "--gpus", "4"]) == 2
     assert "--gpus 4: this machine shows 1 GPU(s)" in capsys.readouterr().err
 
+
+
+def test_counts_below_one_are_usage_errors(tmp_path, capsys):
+    import pytest
+
+    from ptxbench_train.cli import main
+
+    for flag in ("--gpus", "--max-steps"):
+        with pytest.raises(SystemExit) as stopped:
+            main(["train", "--base", "x", "--data", str(tmp_path), "--out", str(tmp_path / "o"),
+                  flag, "0"])
+        assert stopped.value.code == 2
+        assert "expected an integer of at least 1, got 0" in capsys.readouterr().err

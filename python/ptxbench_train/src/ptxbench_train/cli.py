@@ -38,6 +38,17 @@ def default_served_name(base: str) -> str:
     return Path(base).name if Path(base).is_dir() else base
 
 
+def _at_least_one(text: str) -> int:
+    """argparse type for counts (steps, processes, tokens): an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer of at least 1, got {value}")
+    return value
+
+
 def cmd_make_tiny_model(args) -> int:
     from .tiny_model import build_tiny_model, corpus_from_files
 
@@ -193,8 +204,8 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--data", nargs="+", required=True, help="rows (JSON Lines)")
     t.add_argument("--out", required=True)
     t.add_argument("--recipe", default="reference", help=f"a file or one of: {', '.join(builtin_recipes())}")
-    t.add_argument("--max-steps", type=int, help="stop after N optimiser steps (overrides the recipe)")
-    t.add_argument("--gpus", type=int, default=1, help="processes under accelerate launch (one per GPU)")
+    t.add_argument("--max-steps", type=_at_least_one, help="stop after N optimiser steps (overrides the recipe)")
+    t.add_argument("--gpus", type=_at_least_one, default=1, help="processes under accelerate launch (one per GPU)")
     t.add_argument("--force", action="store_true", help="train again although run_card.json exists")
 
     t = sub.add_parser("serve", help="an OpenAI-compatible endpoint for base + adapters")
@@ -208,8 +219,8 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--max-new-tokens", type=int, default=None,
                    help="builtin: cap on max_tokens (default: what the model's context leaves)")
     t.add_argument("--ready-file", help="builtin: write {port, base_url, models} here once serving")
-    t.add_argument("--max-model-len", type=int, help="vllm: --max-model-len")
-    t.add_argument("--tensor-parallel", type=int, default=1, help="vllm: GPUs per model")
+    t.add_argument("--max-model-len", type=_at_least_one, help="vllm: --max-model-len")
+    t.add_argument("--tensor-parallel", type=_at_least_one, default=1, help="vllm: GPUs per model")
     t.add_argument("--vllm-arg", action="append", default=[], help="vllm: one more argument")
     t.add_argument("--print-argv", action="store_true", help="vllm: print the command, do not run it")
 
