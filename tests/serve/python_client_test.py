@@ -8,8 +8,10 @@ import sys
 import tempfile
 import time
 import unittest
+from unittest import mock
 
 from ptxbench_client import Client, ServiceError
+from ptxbench_client import client as client_module
 
 HERE = pathlib.Path(__file__).resolve().parent
 EXAMPLE = HERE.parents[1] / "python" / "ptxbench_client" / "examples" / "rl_loop.py"
@@ -95,6 +97,30 @@ class PythonClientTest(unittest.TestCase):
         self.assertEqual(caught.exception.status, 429)
         self.assertEqual(caught.exception.retry_after, 5)
         narrow.wait(first)
+
+    def test_a_refused_step_waits_for_its_turn(self):
+        """The narrow token's one slot is busy: a step is refused (429) with refusal_wait_s=0,
+        and answered once the slot frees with the default."""
+        system = self.client.prompt(TASK, "hopper")[0]["content"]
+        example = system.split("```cuda\n", 1)[1].split("\n```", 1)[0]
+        impatient = Client(self.url, NARROW_TOKEN, refusal_wait_s=0)
+        episode = impatient.reset("hopper", task=TASK, max_turns=4)
+        busy = impatient.submit(TASK, "hopper", code=example)
+        with self.assertRaises(ServiceError) as caught:
+            impatient.step(episode, "no code here")
+        self.assertEqual(caught.exception.status, 429)
+        impatient.wait(busy)
+        busy = impatient.submit(TASK, "hopper", code=example + "\n// again\n")
+        patient = Client(self.url, NARROW_TOKEN)
+        waits = []
+        real_sleep = client_module.time.sleep
+        with mock.patch.object(client_module.time, "sleep",
+                               side_effect=lambda s: (waits.append(s), real_sleep(s))):
+            result = patient.step(episode, "no code here")
+        self.assertEqual(result.record["verdict"], "NO_CODE")
+        self.assertGreaterEqual(len(waits), 1)  # refused first, then retried after Retry-After
+        self.assertEqual(waits[0], 5)
+        patient.wait(busy)
 
 
 if __name__ == "__main__":

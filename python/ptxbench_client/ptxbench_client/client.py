@@ -45,10 +45,27 @@ class Episode:
 
 
 class Client:
-    def __init__(self, base_url: str, token: str, timeout_s: float = 900.0):
+    def __init__(self, base_url: str, token: str, timeout_s: float = 900.0,
+                 refusal_wait_s: float = 600.0):
+        """`refusal_wait_s`: how long `reset` and `step` keep retrying a refusal (429: the queue
+        or the client's limit; 503: too many connections, draining) after its Retry-After. A
+        refused request has judged and changed nothing, and a trainer's rollout should not see an
+        overloaded service as the tool's answer. 0 raises the ServiceError at once."""
         self.base_url = base_url.rstrip("/")
         self.token = token
         self.timeout_s = timeout_s
+        self.refusal_wait_s = refusal_wait_s
+
+    def _until_accepted(self, call):
+        deadline = time.monotonic() + self.refusal_wait_s
+        while True:
+            try:
+                return call()
+            except ServiceError as error:
+                wait = error.retry_after or 1.0
+                if error.status not in (429, 503) or time.monotonic() + wait > deadline:
+                    raise
+                time.sleep(wait)
 
     # --- transport -------------------------------------------------------------------------
     def _request(self, method: str, path: str, body: dict | None = None):
@@ -149,12 +166,14 @@ class Client:
             body["reward"] = reward
         if target_speedup is not None:
             body["target_speedup"] = target_speedup
-        out = self._json("POST", "/v1/env/reset", body)
+        out = self._until_accepted(lambda: self._json("POST", "/v1/env/reset", body))
         return Episode(session=out["session"], task=out["task"], messages=out["messages"])
 
     def step(self, episode: Episode, reply: str) -> StepResult:
-        """Evaluates the reply; appends it and the feedback to the episode's messages."""
-        out = self._json("POST", "/v1/env/step", {"session": episode.session, "reply": reply})
+        """Evaluates the reply; appends it and the feedback to the episode's messages. A refusal
+        is retried for `refusal_wait_s` (see the constructor)."""
+        out = self._until_accepted(lambda: self._json(
+            "POST", "/v1/env/step", {"session": episode.session, "reply": reply}))
         episode.messages.append({"role": "assistant", "content": reply})
         episode.messages.append({"role": "user", "content": out["feedback"]})
         return StepResult(turn=out["turn"], feedback=out["feedback"], reward=out["reward"],
