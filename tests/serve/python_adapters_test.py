@@ -3,11 +3,16 @@
 per-batch reward function applies, and an episode runs reset/step/close."""
 
 import os
+import socket
 import subprocess
 import tempfile
+import threading
+import time
 import unittest
+from unittest import mock
 
 from ptxbench_client import Client, ServiceError, candidate_key
+from ptxbench_client import client as client_module
 from ptxbench_client.openenv import KernelEnv
 from ptxbench_client.scoring import completion_text, score_replies
 from serve_fixture import TASK, Service
@@ -98,6 +103,33 @@ class OpenEnvTest(unittest.TestCase):
             with self.assertRaises(ServiceError) as gone:
                 env.client.close(episode)
             self.assertEqual(gone.exception.status, 404)
+        finally:
+            self.assertEqual(service.close(), 0)
+
+
+class ConnectionLimitTest(unittest.TestCase):
+    def test_a_batch_refused_for_connections_is_sent_again(self):
+        """One connection per address: while another connection holds it, the batch's POST is
+        refused (503, nothing judged); the client waits its Retry-After and sends it again."""
+        service = Service(extra_flags=["--max-connections-per-address", "1"])
+        try:
+            port = int(service.url.rsplit(":", 1)[1])
+            holder = socket.create_connection(("127.0.0.1", port))
+            time.sleep(0.3)  # the service has admitted it
+            with self.assertRaises(ServiceError) as refused:
+                Client(service.url, service.token, refusal_wait_s=0).submit_batch(
+                    [{"key": "k0", "task": TASK, "arch": "hopper", "reply": "no code"}])
+            self.assertEqual(refused.exception.status, 503)
+            threading.Timer(1.0, holder.close).start()  # frees the slot during the first wait
+            waits = []
+            real_sleep = client_module.time.sleep
+            items = [{"key": "k1", "task": TASK, "arch": "hopper", "reply": "no code"}]
+            with mock.patch.object(client_module.time, "sleep",
+                                   side_effect=lambda s: (waits.append(s), real_sleep(s))):
+                results = Client(service.url, service.token).evaluate_batch(
+                    items, reward=TIERED, timeout_s=120)
+            self.assertEqual(results[0]["parts"]["verdict"], "NO_CODE")
+            self.assertEqual(waits[:1], [5])  # refused once, sent again after Retry-After
         finally:
             self.assertEqual(service.close(), 0)
 

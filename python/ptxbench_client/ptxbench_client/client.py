@@ -228,7 +228,9 @@ class Client:
         results: dict[str, dict[str, Any]] = {}
         batches: list[str] = []
         while pending:
-            out = self.submit_batch(list(pending.values()), reward)
+            # The batch's keys make a resent POST safe; a refused one (503: too many
+            # connections) judged nothing.
+            out = self._until_accepted(lambda: self.submit_batch(list(pending.values()), reward))
             batches.append(out["id"])
             refused_now = False
             for result in out["items"]:
@@ -242,13 +244,15 @@ class Client:
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"{len(pending)} items still refused by the service")
                 # Finished items free the client's slots: wait for some before trying again.
-                self.batch(batches[-1], wait_s=5 if refused_now else 0, records=False)
+                self._until_accepted(lambda: self.batch(batches[-1], wait_s=5 if refused_now else 0,
+                                                        records=False))
         for batch_id in batches:
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise TimeoutError(f"batch {batch_id}: not done in time")
-                out = self.batch(batch_id, wait_s=int(max(1, min(60, left))), records=records)
+                out = self._until_accepted(lambda: self.batch(
+                    batch_id, wait_s=int(max(1, min(60, left))), records=records))
                 if all(r["state"] in ("done", "refused") for r in out["items"]):
                     break
             for result in out["items"]:
