@@ -21,7 +21,6 @@ import asyncio
 import json
 import sys
 import time
-import types
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -29,6 +28,9 @@ from ptxbench_client import Client, ServiceError
 from ptxbench_client.openenv import KernelEnv
 from ptxbench_client.trl import KernelReward
 from ptxbench_client.verl import compute_score_batch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "serve"))
+from verifiers_stand_in import install_verifiers_stand_in  # noqa: E402  (verifiers' interface)
 
 TASK = "gemm_n7168_k5120"
 NO_CODE = "I would tile it in shared memory first."
@@ -43,27 +45,6 @@ def percentile(values: list[float], p: float) -> float | None:
         return None
     ordered = sorted(values)
     return round(ordered[min(len(ordered) - 1, int(p * len(ordered)))], 3)
-
-
-def install_verifiers_stand_in() -> None:
-    """vf.Rubric and vf.SingleTurnEnv as verifiers documents them (the rubric awaits each reward
-    function with completion, answer and info)."""
-    module = types.ModuleType("verifiers")
-
-    class Rubric:
-        def __init__(self, funcs, weights=None):
-            self.funcs, self.weights = funcs, weights or [1.0] * len(funcs)
-
-        async def score(self, completion, answer, info):
-            values = [await f(completion=completion, answer=answer, info=info) for f in self.funcs]
-            return sum(w * v for w, v in zip(self.weights, values))
-
-    class SingleTurnEnv:
-        def __init__(self, dataset, rubric, **_):
-            self.dataset, self.rubric = dataset, rubric
-
-    module.Rubric, module.SingleTurnEnv = Rubric, SingleTurnEnv
-    sys.modules.setdefault("verifiers", module)
 
 
 def adapters(client: Client, url: str, token: str, replies: list[str], gpu: bool) -> dict:
@@ -160,11 +141,13 @@ def check(summary: dict, gpu: bool) -> list[str]:
         problems.append(f"trl: the reply without code scored {trl[2]}, not -0.5")
     if gpu and not (trl[0] is not None and trl[0] > 0 and (trl[1] is None or trl[1] < trl[0])):
         problems.append(f"trl: expert {trl[0]} should score above 0 and above broken {trl[1]}")
-    if gpu and a["verl"]["scores"][:3] != trl[:3]:
-        problems.append(f"verl scores {a['verl']['scores']} differ from TRL's {trl}")
-    verifiers = a["verifiers"]
-    if "scores" in verifiers and gpu and verifiers["scores"] != trl:
-        problems.append(f"verifiers scores {verifiers['scores']} differ from TRL's {trl}")
+    for name in ("verl", "verifiers"):
+        if "scores" not in a[name]:  # not run is a problem, never a pass
+            problems.append(f"{name}: not run ({a[name].get('not_run')})")
+        elif a[name]["scores"][2] != -0.5:
+            problems.append(f"{name}: the reply without code scored {a[name]['scores'][2]}")
+        elif gpu and a[name]["scores"] != trl:
+            problems.append(f"{name} scores {a[name]['scores']} differ from TRL's {trl}")
     if a["openenv"]["verdict"] != ("PASSED" if gpu else "NOT_RUN") or not a["openenv"]["done"]:
         problems.append(f"openenv: expert step {a['openenv']}")
     if gpu and a["openenv"]["reward"] != trl[0]:

@@ -179,6 +179,16 @@ TEST(Retrieval, LoadsFamilyAndSplitFromTheSuite) {
   EXPECT_EQ(hits[0].document->task, "gemm_n7168_k5120");
 }
 
+// One mined row with its repair, verification `status` and accepted explanation.
+void write_one_explained_repair(const FixitFolder& folder, VerifyStatus status) {
+  MinedRow row = testing::mined_row("gemm_n7168_k5120", eval::Verdict::kTimeout, 1, 0);
+  folder.write_mined({row});
+  folder.write_repairs(
+      {{.mined_id = row.id, .teacher = "t", .status = RepairStatus::kUnjudged, .code = "fixed"}});
+  folder.write_verified({{.mined_id = row.id, .status = status}});
+  folder.write_explained({{.mined_id = row.id, .reasoning = "I saw the bug."}});
+}
+
 // Retrieval reads a folder without its lock: a Fixit stage holding the folder (writing it) does
 // not stop a run or a prompt from retrieving, and a path that is no Fixit folder is not created.
 TEST(Retrieval, ReadsAFolderThatAStageHolds) {
@@ -187,12 +197,7 @@ TEST(Retrieval, ReadsAFolderThatAStageHolds) {
   util::TempDir work;
   auto held = FixitFolder::open(work.path() / "fixit");
   ASSERT_TRUE(held);
-  MinedRow row = testing::mined_row("gemm_n7168_k5120", eval::Verdict::kTimeout, 1, 0);
-  held->write_mined({row});
-  held->write_repairs(
-      {{.mined_id = row.id, .teacher = "t", .status = RepairStatus::kUnjudged, .code = "fixed"}});
-  held->write_verified({{.mined_id = row.id, .status = VerifyStatus::kVerified}});
-  held->write_explained({{.mined_id = row.id, .reasoning = "I saw the bug."}});
+  write_one_explained_repair(*held, VerifyStatus::kVerified);
   auto documents = load_retrieval_documents(work.path() / "fixit", *suite, false);
   ASSERT_TRUE(documents) << documents.error().message;
   EXPECT_EQ(documents->size(), 1u);
@@ -210,12 +215,7 @@ TEST(Retrieval, AnEmptyIndexSaysWhy) {
   {
     auto folder = FixitFolder::open(work.path() / "fixit");
     ASSERT_TRUE(folder);
-    MinedRow row = testing::mined_row("gemm_n7168_k5120", eval::Verdict::kTimeout, 1, 0);
-    folder->write_mined({row});
-    folder->write_repairs(
-        {{.mined_id = row.id, .teacher = "t", .status = RepairStatus::kUnjudged, .code = "fixed"}});
-    folder->write_verified({{.mined_id = row.id, .status = VerifyStatus::kUnverified}});
-    folder->write_explained({{.mined_id = row.id, .reasoning = "I saw the bug."}});
+    write_one_explained_repair(*folder, VerifyStatus::kUnverified);
   }
   auto documents = load_retrieval_documents(work.path() / "fixit", *suite, false);
   ASSERT_TRUE(documents) << documents.error().message;

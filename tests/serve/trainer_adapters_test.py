@@ -24,6 +24,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from serve_fixture import TASK, Service  # noqa: E402
+from verifiers_stand_in import install_verifiers_stand_in  # noqa: E402
 
 from ptxbench_client import Client  # noqa: E402
 
@@ -184,27 +185,7 @@ def test_verl_compute_score_and_agent_loop(service, tiny):
     assert output.response_mask[-1] == 1
 
 
-# --- verifiers: a stand-in of the documented vf.Rubric / vf.SingleTurnEnv ------------------------
-
-def install_verifiers_stand_in():
-    module = types.ModuleType("verifiers")
-
-    class Rubric:
-        def __init__(self, funcs, weights=None):
-            self.funcs, self.weights = funcs, weights or [1.0] * len(funcs)
-
-        async def score(self, completion, answer, info):
-            values = [await f(completion=completion, answer=answer, info=info)
-                      for f in self.funcs]
-            return sum(w * v for w, v in zip(self.weights, values))
-
-    class SingleTurnEnv:
-        def __init__(self, dataset, rubric, **kwargs):
-            self.dataset, self.rubric = dataset, rubric
-
-    module.Rubric, module.SingleTurnEnv = Rubric, SingleTurnEnv
-    sys.modules["verifiers"] = module
-
+# --- verifiers: through the stand-in of vf.Rubric / vf.SingleTurnEnv (verifiers_stand_in.py) ---
 
 def test_verifiers_load_environment_scores_rollouts(service, tiny):
     import torch

@@ -56,8 +56,12 @@ class Client:
         self.timeout_s = timeout_s
         self.refusal_wait_s = refusal_wait_s
 
-    def _until_accepted(self, call):
+    def _until_accepted(self, call, until: float | None = None):
+        """call(), retried after each refusal's Retry-After for refusal_wait_s, and never past
+        `until` (a time.monotonic() deadline of the caller)."""
         deadline = time.monotonic() + self.refusal_wait_s
+        if until is not None:
+            deadline = min(deadline, until)
         while True:
             try:
                 return call()
@@ -230,7 +234,8 @@ class Client:
         while pending:
             # The batch's keys make a resent POST safe; a refused one (503: too many
             # connections) judged nothing.
-            out = self._until_accepted(lambda: self.submit_batch(list(pending.values()), reward))
+            out = self._until_accepted(lambda: self.submit_batch(list(pending.values()), reward),
+                                       deadline)
             batches.append(out["id"])
             refused_now = False
             for result in out["items"]:
@@ -245,14 +250,14 @@ class Client:
                     raise TimeoutError(f"{len(pending)} items still refused by the service")
                 # Finished items free the client's slots: wait for some before trying again.
                 self._until_accepted(lambda: self.batch(batches[-1], wait_s=5 if refused_now else 0,
-                                                        records=False))
+                                                        records=False), deadline)
         for batch_id in batches:
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise TimeoutError(f"batch {batch_id}: not done in time")
                 out = self._until_accepted(lambda: self.batch(
-                    batch_id, wait_s=int(max(1, min(60, left))), records=records))
+                    batch_id, wait_s=int(max(1, min(60, left))), records=records), deadline)
                 if all(r["state"] in ("done", "refused") for r in out["items"]):
                     break
             for result in out["items"]:
