@@ -191,8 +191,7 @@ PTXB_EXPORT std::size_t ptxb_library_versions(char* json, std::size_t size) {
                      {"cudnn", cudnnGetVersion()},
                      {"cuda_runtime", runtime},
                      {"cudnn_frontend", CUDNN_FRONTEND_VERSION},
-                     {"baseline_cache_dir",
-                      ptxbench::eval::gpu_pipeline::default_baseline_cache_dir().string()}};
+                     {"baseline_cache_dir", ptxbench::eval::default_baseline_cache_dir().string()}};
     return copy_text(j.dump(), json, size);
   } catch (...) {
     return copy_text("{}", json, size);

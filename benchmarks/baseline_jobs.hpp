@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "ptxbench/eval/gpu_pipeline/worker_gpu_stages.hpp"
+#include "ptxbench/eval/cache_folders.hpp"
 #include "ptxbench/eval/worker/worker_job.hpp"
 
 namespace ptxbench::bench {
@@ -29,7 +29,7 @@ inline eval::worker::WorkerJob gemm_job(std::int64_t m, std::int64_t n, std::int
   job.workload = fmt::format("M{} N{} K{}", m, n, k);
   job.inputs = {tensor("A", {m, k}), tensor("B", {n, k})};
   job.outputs = {tensor("C", {m, n})};
-  job.cache_dir = eval::gpu_pipeline::default_baseline_cache_dir();
+  job.cache_dir = eval::default_baseline_cache_dir();
   return job;
 }
 
@@ -51,7 +51,7 @@ inline eval::worker::WorkerJob attention_job(bool backward, std::int64_t b, std:
     job.inputs = {bhsd("Q"), bhsd("K"), bhsd("V")};
     job.outputs = {bhsd("O"), lse};
   }
-  job.cache_dir = eval::gpu_pipeline::default_baseline_cache_dir();
+  job.cache_dir = eval::default_baseline_cache_dir();
   return job;
 }
 

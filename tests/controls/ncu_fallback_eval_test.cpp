@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "ptxbench/eval/evaluation_json.hpp"
-#include "ptxbench/eval/gpu_pipeline/worker_gpu_stages.hpp"
+#include "ptxbench/eval/gpu_pipeline/stage_sequence.hpp"
 #include "ptxbench/eval/scheduler.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/check.hpp"
@@ -33,12 +33,12 @@ eval::Evaluation evaluate_two_kernels(const std::filesystem::path& ncu) {
   PTXBENCH_CHECK(text.has_value(), "candidate: " + text.error().message);
 
   auto runner = std::make_shared<util::SystemProcessRunner>();
-  eval::gpu_pipeline::WorkerGpuStagesOptions options{.worker = PTXBENCH_WORKER_PATH,
-                                                     .sanitize = false,
-                                                     .prove_execution = true,
-                                                     .ncu = ncu,
-                                                     .time = false};
-  auto gpu = std::make_shared<eval::gpu_pipeline::WorkerGpuStages>(options, runner);
+  eval::gpu_pipeline::StageSequenceOptions options{.worker = PTXBENCH_WORKER_PATH,
+                                                   .sanitize = false,
+                                                   .prove_execution = true,
+                                                   .ncu = ncu,
+                                                   .time = false};
+  auto gpu = std::make_shared<eval::gpu_pipeline::StageSequence>(options, runner);
   eval::Scheduler evaluator({}, runner, gpu);
   return evaluator.evaluate(
       *task, arch::Arch::kHopper,

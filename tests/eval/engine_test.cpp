@@ -82,12 +82,12 @@ TEST_F(EngineTest, TheCorrectnessRuleAndTheGpusReachTheGpuStages) {
 }
 
 TEST_F(EngineTest, RacecheckDeadlineAndTimedWorkloadsReachTheGpuStages) {
-  EvaluationSettings settings{.sandbox = sandbox::Mode::kOff,
-                              .racecheck_timeout = std::chrono::seconds(7)};
-  settings.timed_workloads.all = true;
-  std::optional<GpuStageChoices> seen;
+  EvaluationSettings settings{.sandbox = sandbox::Mode::kOff};
+  settings.judge.racecheck_timeout = std::chrono::seconds(7);
+  settings.judge.timed_workloads.all = true;
+  std::optional<JudgeSettings> seen;
   auto engine = open_engine(settings, {.gpu_slots = [&seen](std::shared_ptr<util::ProcessRunner>,
-                                                            const GpuStageChoices& choices) {
+                                                            const JudgeSettings& choices) {
                               seen = choices;
                               return util::Expected<std::vector<std::shared_ptr<GpuStages>>>(
                                   std::vector<std::shared_ptr<GpuStages>>{});
@@ -97,9 +97,9 @@ TEST_F(EngineTest, RacecheckDeadlineAndTimedWorkloadsReachTheGpuStages) {
   EXPECT_EQ(seen->racecheck_timeout, std::chrono::seconds(7));
   EXPECT_TRUE(seen->timed_workloads.all);
   EXPECT_FALSE(seen->reference_cache);  // off unless asked for
-  settings.reference_cache = true;
+  settings.judge.reference_cache = true;
   auto cached = open_engine(settings, {.gpu_slots = [&seen](std::shared_ptr<util::ProcessRunner>,
-                                                            const GpuStageChoices& choices) {
+                                                            const JudgeSettings& choices) {
                               seen = choices;
                               return util::Expected<std::vector<std::shared_ptr<GpuStages>>>(
                                   std::vector<std::shared_ptr<GpuStages>>{});
@@ -131,7 +131,7 @@ TEST_F(EngineTest, TheVerdictCacheAnswersAByteIdenticalCandidateWithAFixedSeed) 
                                     .verdict_cache = dir_.path() / "verdicts"};
   auto engine = open_engine(
       settings, {.processes = std::make_shared<FakeToolchainRealWorker>(),
-                 .gpu_slots = [slot](std::shared_ptr<util::ProcessRunner>, const GpuStageChoices&) {
+                 .gpu_slots = [slot](std::shared_ptr<util::ProcessRunner>, const JudgeSettings&) {
                    return util::Expected<std::vector<std::shared_ptr<GpuStages>>>(
                        std::vector<std::shared_ptr<GpuStages>>{slot});
                  }});
@@ -161,7 +161,7 @@ TEST_F(EngineTest, ASeedPoolRecordsEachVerdictsDraw) {
   const EvaluationSettings settings{.sandbox = sandbox::Mode::kOff, .parallel = 1, .seed_pool = 3};
   auto engine = open_engine(
       settings, {.processes = std::make_shared<FakeToolchainRealWorker>(),
-                 .gpu_slots = [slot](std::shared_ptr<util::ProcessRunner>, const GpuStageChoices&) {
+                 .gpu_slots = [slot](std::shared_ptr<util::ProcessRunner>, const JudgeSettings&) {
                    return util::Expected<std::vector<std::shared_ptr<GpuStages>>>(
                        std::vector<std::shared_ptr<GpuStages>>{slot});
                  }});

@@ -35,8 +35,8 @@ TEST(Settings, EveryFieldIsRead) {
   EXPECT_EQ(settings->gpus, "0,1");
   EXPECT_EQ(settings->gpu_concurrency, 4);
   EXPECT_EQ(settings->correctness_rule, task::CorrectnessRule::kMatchesLibrary);
-  EXPECT_EQ(settings->racecheck_timeout, std::chrono::seconds(40));
-  EXPECT_TRUE(settings->timed_workloads.all);
+  EXPECT_EQ(settings->judge.racecheck_timeout, std::chrono::seconds(40));
+  EXPECT_TRUE(settings->judge.timed_workloads.all);
   EXPECT_EQ(settings->keep_artifacts, "kept");
   // What is written is read back the same.
   auto again = read(settings_to_json(*settings, SettingSet::all()));
@@ -62,13 +62,12 @@ TEST(Settings, TheSeedPoolAndVerdictCacheAreRead) {
 }
 
 TEST(Settings, TheReferenceCacheIsOffByDefaultAndRead) {
-  EXPECT_FALSE(EvaluationSettings{}.reference_cache);
+  EXPECT_FALSE(EvaluationSettings{}.judge.reference_cache);
   auto settings = read(Json{{"reference_cache", true}, {"seed_pool", 4}});
   ASSERT_TRUE(settings.has_value()) << settings.error().message;
-  EXPECT_TRUE(settings->reference_cache);
+  EXPECT_TRUE(settings->judge.reference_cache);
   EXPECT_EQ(settings_to_json(*settings, SettingSet::all()).at("reference_cache"), true);
-  EXPECT_THAT(read(Json{{"reference_cache", "yes"}}).error().message,
-              HasSubstr("reference_cache"));
+  EXPECT_THAT(read(Json{{"reference_cache", "yes"}}).error().message, HasSubstr("reference_cache"));
 }
 
 TEST(Settings, NumbersOutOfRangeAreRefusedNotWrapped) {

@@ -167,7 +167,7 @@ TEST(VerdictSettingsText, HoldsWhatDecidesAVerdictOnly) {
   changed.correctness_rule = task::CorrectnessRule::kMatchesLibrary;
   EXPECT_NE(verdict_settings_text(changed), text);
   changed = base;
-  changed.racecheck_timeout = std::chrono::seconds(16);
+  changed.judge.racecheck_timeout = std::chrono::seconds(16);
   EXPECT_NE(verdict_settings_text(changed), text);
   changed = base;
   changed.parallel = 7;

@@ -58,9 +58,7 @@ void write_config(const fs::path& path, const std::string& folder) {
   util::write_file_atomic(
       path, fmt::format(R"(fixit: {}
 runs: [source-run]
-gpu: false
-parallel: 1
-evaluation: {{compile_cache: "{}"}}
+evaluation: {{gpu: false, parallel: 1, compile_cache: "{}"}}
 recipes:
   - {{name: balanced, per_task_cap: 1, seed: 7}}
   - {{name: volume, mode: volume}}
@@ -172,8 +170,9 @@ TEST(FixitAll, FlagsLayTheFolderAndRunsOverTheConfig) {
   const std::string teacher = (fs::path(PTXBENCH_TEST_DATA_DIR) / "chain_teacher.sh").string();
   util::write_file_atomic(
       work.path() / "user.yaml",
-      fmt::format("fixit: not-this\nruns: [not-this-run]\ngpu: true\nparallel: 1\n"
-                  "evaluation: {{compile_cache: \"{}\"}}\nteacher: {{command: [sh, \"{}\"]}}\n"
+      fmt::format("fixit: not-this\nruns: [not-this-run]\n"
+                  "evaluation: {{gpu: true, parallel: 1, compile_cache: \"{}\"}}\nteacher: "
+                  "{{command: [sh, \"{}\"]}}\n"
                   "repair: {{turns: 1, concurrency: 1}}\nexplain: {{length: short}}\n",
                   (work.path() / "compile-cache").string(), teacher));
   util::SystemProcessRunner runner;
@@ -205,7 +204,7 @@ TEST(FixitAll, ConfigProblemsAreUsageErrorsNamingTheField) {
       {"repair: {turns: 0}", "repair.turns: expected an integer from 1 to 64 (got 0)"},
       {"repair: {concurrency: -4}",
        "repair.concurrency: expected an integer from 1 to 256 (got -4)"},
-      {"gpu: \"yes\"", "gpu: expected true or false"},
+      {"evaluation: {gpu: \"yes\"}", "evaluation.gpu: expected true or false"},
       {"solutions: 5", "solutions: expected a string"},
       {"mine: {bogus: 1}", "mine.bogus: unknown field"},
       {"mine: {contexts: [nowhere]}", "mine.contexts: unknown context level nowhere"},

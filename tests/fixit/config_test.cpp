@@ -21,8 +21,7 @@ TEST(FixitConfig, ReadsThePlanWithPathsRelativeToTheFile) {
   auto config = read_text(dir, R"(fixit: out/f
 runs: [runs/base, /abs/run]
 tasks_dir: tasks
-gpu: false
-parallel: 3
+evaluation: {gpu: false, parallel: 3}
 mine: {verdicts: [COMPILE_ERROR], turns: [1, 2], include_not_run: true}
 recipes:
   - {name: balanced, per_task_cap: 2}
@@ -91,8 +90,11 @@ TEST(FixitConfig, ErrorsNameTheFileAndTheField) {
       // Read as 64 bits: get<int> would wrap 4294967297 to turn 1.
       {"fixit: f\nmine: {turns: [4294967297]}\n", "(got 4294967297)"},
       {"fixit: f\nmine: {turns: 2}\n", "mine.turns: expected a list of turn numbers"},
-      {"fixit: f\nparallel: 0\n", "parallel: expected an integer from 1 to 256 (got 0)"},
-      {"fixit: f\ngpu: maybe\n", "gpu: expected true or false"},
+      {"fixit: f\nparallel: 3\n", "parallel: moved: write it as evaluation.parallel"},
+      {"fixit: f\ngpu: false\n", "gpu: moved: write it as evaluation.gpu"},
+      {"fixit: f\nevaluation: {parallel: -1}\n",
+       "evaluation.parallel: expected an integer from 0 to 1024 (got -1)"},
+      {"fixit: f\nevaluation: {gpu: maybe}\n", "evaluation.gpu: expected true or false"},
       {"fixit: f\nrepair: {speedup_floor: 0}\n", "repair.speedup_floor: expected a number > 0"},
       {"fixit: f\nexport: 3\n", "export: expected a mapping"},
       {"fixit: f\ncolour: red\n", "colour: unknown field"},

@@ -280,10 +280,6 @@ util::Expected<bool> validate(const RunConfig& config) {
     return util::make_error(fmt::format("samples: expected 1 to {}", kMaxSamples));
   if (config.turns < 1 || config.turns > kMaxTurns)
     return util::make_error(fmt::format("turns: expected 1 to {}", kMaxTurns));
-  if (config.evaluation.parallel < 0 || config.evaluation.parallel > kMaxParallel) {
-    return util::make_error(
-        fmt::format("parallel: expected 0 (the CPU cores) to {}", kMaxParallel));
-  }
   if (config.target_speedup &&
       (!(*config.target_speedup > 0) || *config.target_speedup > kMaxTargetSpeedup)) {
     return util::make_error(

@@ -37,8 +37,6 @@ inline constexpr eval::SettingSet kRunSettings = eval::SettingSet::all();
 // Ranges of the numbers (docs/running.md, "Limits").
 inline constexpr int kMaxSamples = 10000;
 inline constexpr int kMaxTurns = 1000;
-using eval::kMaxCompileTimeoutSeconds;
-using eval::kMaxParallel;
 inline constexpr double kMaxTargetSpeedup = 1e6;
 
 // One explicit (task, context level) pair; a run listing cells runs exactly these.

@@ -45,5 +45,6 @@ void add_export_tasks_command(CLI::App& app, CommandContext& context);
 void add_merge_command(CLI::App& app, CommandContext& context);
 void add_fixit_command(CLI::App& app, CommandContext& context);
 void add_study_command(CLI::App& app, CommandContext& context);
+void add_settings_command(CLI::App& app, CommandContext& context);
 
 }  // namespace ptxbench::cli

@@ -8,7 +8,7 @@
 
 namespace ptxbench::cli {
 namespace {
-constexpr std::array<CommandSpec, 12> kCommands{{
+constexpr std::array<CommandSpec, 13> kCommands{{
     {"tasks", "List the task suite, or show one task as a model sees it", false,
      &add_tasks_command},
     {"eval", "Evaluate candidate kernels (.cu or model responses) on a task", true,
@@ -29,10 +29,13 @@ constexpr std::array<CommandSpec, 12> kCommands{{
      &add_export_tasks_command},
     {"merge", "Combine the shard folders of a run (ptxbench run --slurm) into one run", false,
      &add_merge_command},
-    {"fixit", "Training data from failures: mine, balance, repair, verify, explain, export, retrieve",
-     true, &add_fixit_command},
+    {"fixit",
+     "Training data from failures: mine, balance, repair, verify, explain, export, retrieve", true,
+     &add_fixit_command},
     {"study", "The Fixit study of one study file: runs, Fixit, training, tuned runs, one table",
      true, &add_study_command},
+    {"settings", "The engine's settings: file field, flag, default and meaning of each", false,
+     &add_settings_command},
 }};
 
 // Levenshtein distance with one row of memory.

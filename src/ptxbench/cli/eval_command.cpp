@@ -99,15 +99,13 @@ int run_eval(const EvalOptions& options) {
   }
   auto suite = load_task_suite("eval", options.tasks_dir);
   if (!suite) return kExitUsage;
-  eval::apply_correctness_rule(*settings, *suite);
   auto tasks = select_tasks(*suite, options.tasks);
   if (!tasks) {
     fmt::print(stderr, "ptxbench eval: {}\n", tasks.error().message);
     return kExitUsage;
   }
-  auto timed = select_timed_workloads(settings->timed_workloads.spec(), *tasks);
-  if (!timed) {
-    fmt::print(stderr, "ptxbench eval: {}\n", timed.error().message);
+  if (auto unknown = unknown_timed_workload(settings->judge.timed_workloads, *tasks)) {
+    fmt::print(stderr, "ptxbench eval: {}\n", *unknown);
     return kExitUsage;
   }
   auto inputs = read_inputs(options.files);

@@ -69,10 +69,8 @@ util::Expected<std::vector<const task::Task*>> select_tasks(
   return selected;
 }
 
-util::Expected<eval::TimedWorkloads> select_timed_workloads(
-    std::string_view spec, const std::vector<const task::Task*>& tasks) {
-  auto timed = eval::parse_timed_workloads(spec);
-  if (!timed) return util::make_error("--time-workloads " + timed.error().message);
+std::optional<std::string> unknown_timed_workload(const eval::TimedWorkloads& timed,
+                                                  const std::vector<const task::Task*>& tasks) {
   std::vector<std::string> workloads;
   for (const auto* task : tasks) {
     for (const auto& w : task->workloads) {
@@ -80,13 +78,12 @@ util::Expected<eval::TimedWorkloads> select_timed_workloads(
         workloads.push_back(w.name);
     }
   }
-  for (const auto& name : timed->names) {
+  for (const auto& name : timed.names) {
     if (std::find(workloads.begin(), workloads.end(), name) != workloads.end()) continue;
-    return util::make_error(
-        fmt::format("--time-workloads: no selected task has a workload named '{}'{}", name,
-                    did_you_mean(name, workloads)));
+    return fmt::format("--time-workloads: no selected task has a workload named '{}'{}", name,
+                       did_you_mean(name, workloads));
   }
-  return timed;
+  return std::nullopt;
 }
 
 }  // namespace ptxbench::cli

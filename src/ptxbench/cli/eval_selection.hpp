@@ -2,6 +2,7 @@
 // or globs such as gemm_*) and the workloads the timing stage times (`--time-workloads`).
 // Errors are messages for the user (usage errors), with "did you mean" where a name is close.
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,9 +19,9 @@ namespace ptxbench::cli {
 util::Expected<std::vector<const task::Task*>> select_tasks(
     const std::vector<task::Task>& suite, const std::vector<std::string>& patterns);
 
-// The spec (eval::parse_timed_workloads) checked against the selected tasks: every name must be
-// a workload of at least one of them.
-util::Expected<eval::TimedWorkloads> select_timed_workloads(
-    std::string_view spec, const std::vector<const task::Task*>& tasks);
+// The timed workloads (parsed once, with the settings) checked against the selected tasks: every
+// name must be a workload of at least one of them; the problem, or nullopt.
+std::optional<std::string> unknown_timed_workload(const eval::TimedWorkloads& timed,
+                                                  const std::vector<const task::Task*>& tasks);
 
 }  // namespace ptxbench::cli

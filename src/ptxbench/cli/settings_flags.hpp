@@ -1,14 +1,18 @@
-// The engine's settings as flags: one function adds them to a command (the same names and help
-// in every command, only those the command offers), one reads them over the settings a command
-// starts from (its defaults, or run.yaml's `evaluation`). A flag the command does not offer is
-// not registered, so CLI11 refuses it as an unknown argument.
+// The engine's settings as flags, derived from the setting table (eval/setting_table.hpp): one
+// function adds them to a command (the same names and help in every command, only those the
+// command offers), one reads them over the settings a command starts from (its defaults, or
+// run.yaml's `evaluation`). A flag the command does not offer is not registered, so CLI11 refuses
+// it as an unknown argument.
 #pragma once
+#include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "ptxbench/eval/engine.hpp"
+#include "ptxbench/eval/setting_table.hpp"
 #include "ptxbench/eval/settings.hpp"
 #include "ptxbench/util/expected.hpp"
 
@@ -18,34 +22,21 @@ class App;
 
 namespace ptxbench::cli {
 
-// What the user gave; unset: the starting settings' value stays.
+// What the user gave, by field name; absent or unset: the starting settings' value stays.
 struct SettingsFlags {
-  std::optional<std::string> sandbox;
-  std::optional<int> compile_timeout_seconds;
-  std::optional<int> compile_memory_gib;
-  std::optional<int> parallel;
-  bool no_gpu = false;
-  std::optional<std::string> gpus;
-  std::optional<int> gpu_concurrency;
-  std::optional<std::string> correctness_rule;
-  std::optional<int> racecheck_timeout_seconds;
-  std::optional<std::string> time_workloads;
-  std::optional<std::string> keep_artifacts;
-  std::optional<std::string> compile_cache;
-  std::optional<std::string> unseen;
-  std::optional<std::uint64_t> seed;
-  std::optional<int> seed_pool;
-  std::optional<std::string> verdict_cache;
-  bool reference_cache = false;
+  std::map<std::string, std::optional<std::string>, std::less<>> values;  // options
+  std::map<std::string, bool, std::less<>> switches;                      // boolean flags
 };
 
 // `defaults` supplies the values the help shows.
 void add_settings_flags(CLI::App& command, SettingsFlags& flags, eval::SettingSet offered,
-                        const eval::EvaluationSettings& defaults = {});
+                        const eval::EvaluationSettings& defaults = {},
+                        std::span<const eval::SettingRow> table = eval::setting_table());
 
 // The flags given laid over `settings`; an error is a usage error naming the flag.
-util::Expected<eval::EvaluationSettings> settings_from_flags(const SettingsFlags& flags,
-                                                             eval::EvaluationSettings settings);
+util::Expected<eval::EvaluationSettings> settings_from_flags(
+    const SettingsFlags& flags, eval::EvaluationSettings settings,
+    std::span<const eval::SettingRow> table = eval::setting_table());
 
 // The engine of a command (eval::open_engine); null after printing "ptxbench COMMAND: problem"
 // (the caller exits kExitUsage). Prints the engine's warning, if any.

@@ -34,6 +34,9 @@ struct CompileKey {
   std::string toolchain;  // nvcc's version line
 };
 
+// The compile cache's byte budget; the least recently used compiles go beyond it.
+inline constexpr std::uint64_t kCompileCacheBytes = std::uint64_t{4} << 30;
+
 class CompileCache {
  public:
   // `max_bytes`: the folder's budget; 0 = no limit.

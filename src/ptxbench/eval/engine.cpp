@@ -63,29 +63,27 @@ util::Expected<std::shared_ptr<Engine>> open_engine(const EvaluationSettings& se
   std::shared_ptr<util::ProcessRunner> worker_runner = box.worker;
   std::vector<std::shared_ptr<GpuStages>> slots;  // one per GPU of --gpus
   if (settings.gpu) {
-    const GpuStageChoices choices{.timed_workloads = settings.timed_workloads,
-                                  .racecheck_timeout = settings.racecheck_timeout,
-                                  .unseen = settings.unseen,
-                                  .input_seed = settings.input_seed,
-                                  .reference_cache = settings.reference_cache};
-    auto made = seams.gpu_slots ? seams.gpu_slots(worker_runner, choices)
-                                : gpu_slots(settings.gpus, worker_runner, choices);
+    auto made = seams.gpu_slots ? seams.gpu_slots(worker_runner, settings.judge)
+                                : gpu_slots(settings.gpus, worker_runner, settings.judge);
     if (!made) return made.error();
     slots = with_seeds_and_cache(std::move(*made), settings);
   }
   auto scheduler = std::make_unique<Scheduler>(
-      SchedulerOptions{.work_dir = settings.keep_artifacts,
-                       .compile_timeout = settings.compile_timeout,
-                       .compile_memory_limit_bytes = settings.compile_memory_limit_bytes,
-                       .jobs = settings.parallel,
-                       .gpu_concurrency = settings.gpu_concurrency,
-                       .run_gpu_stages = settings.gpu,
-                       .compile_runner = box.compiler,
-                       .sandbox = box.description,
-                       .compile_cache = settings.compile_cache.empty()
-                                            ? nullptr
-                                            : std::make_shared<compile::CompileCache>(
-                                                  settings.compile_cache, kCompileCacheBytes)},
+      SchedulerOptions{
+          .work_dir = settings.keep_artifacts,
+          .compile_timeout = settings.compile_timeout,
+          .compile_memory_limit_bytes = settings.compile_memory_limit_bytes,
+          .jobs = settings.parallel,
+          .gpu_concurrency = settings.gpu_concurrency,
+          .run_gpu_stages = settings.gpu,
+          .compile_runner = box.compiler,
+          .sandbox = box.description,
+          .compile_cache = settings.compile_cache.empty()
+                               ? nullptr
+                               : std::make_shared<compile::CompileCache>(
+                                     settings.compile_cache, compile::kCompileCacheBytes),
+          .correctness_rule = settings.correctness_rule,
+          .profile = settings.profile},
       worker_runner, std::move(slots));
   // The GPU probe (each worker's `info` call, asked once and kept) starts now, off the first
   // verdict's path; any arch asks it.

@@ -23,7 +23,7 @@ struct EngineSeams {
   // The GPU slots over the sandboxed worker runner; null: the build's worker per GPU of
   // settings.gpus (gpu_slots.hpp).
   std::function<util::Expected<std::vector<std::shared_ptr<GpuStages>>>(
-      std::shared_ptr<util::ProcessRunner> worker_runner, const GpuStageChoices& choices)>
+      std::shared_ptr<util::ProcessRunner> worker_runner, const JudgeSettings& judge)>
       gpu_slots;
 };
 

@@ -12,6 +12,7 @@
 
 #include "ptxbench/arch/arch.hpp"
 #include "ptxbench/eval/accuracy_figures.hpp"
+#include "ptxbench/eval/stage_parts.hpp"
 #include "ptxbench/task/task.hpp"
 
 namespace ptxbench::eval {
@@ -19,7 +20,16 @@ namespace ptxbench::eval {
 inline constexpr int kSchemaVersion = 1;
 
 // In pipeline order; the first failing stage stops the chain.
-enum class Stage { kExtract, kLint, kCompile, kStaticSass, kSanitize, kCorrectness, kDynamicSass, kTiming };
+enum class Stage {
+  kExtract,
+  kLint,
+  kCompile,
+  kStaticSass,
+  kSanitize,
+  kCorrectness,
+  kDynamicSass,
+  kTiming
+};
 
 enum class StageStatus {
   kPassed,
@@ -33,17 +43,17 @@ enum class StageStatus {
 
 // The one overall status. Error-taxonomy order: earlier entries are earlier failures.
 enum class Verdict {
-  kNoCode,                   // the response holds no code block
-  kForbidden,                // library use (cuBLAS, cuDNN, dlopen ...) or a foreign kernel at run time
+  kNoCode,     // the response holds no code block
+  kForbidden,  // library use (cuBLAS, cuDNN, dlopen ...) or a foreign kernel at run time
   kCompileError,
   // Compiled, and the machine code alone decides it cannot pass: it holds no kernel at all, or
   // (on a machine whose GPU stages cannot run) a requested family is absent from its SASS.
   kInstructionsAbsent,
-  kNotRun,                   // compiled and statically checked; GPU stages not run on this machine
+  kNotRun,  // compiled and statically checked; GPU stages not run on this machine
   kSanitizerError,
-  kRuntimeError,             // fault, abort, out of memory, bad return from run()
+  kRuntimeError,  // fault, abort, out of memory, bad return from run()
   kTimeout,
-  kIncorrectShape,           // wrong output shape/dtype or outputs not written
+  kIncorrectShape,  // wrong output shape/dtype or outputs not written
   kIncorrectNumerical,
   kInputsModified,
   kInstructionsNotExecuted,  // correct, but a requested family did not execute substantially
@@ -73,12 +83,15 @@ struct StageRecord {
   double seconds = 0;
   std::string message;  // first lines of the reason on failure; what was skipped and why
   std::optional<CacheCounts> reference_cache;  // correctness: trials the judge's cache answered
+  // GPU stages: where `seconds` went (stage_parts.hpp) and the processes the stage started.
+  StageParts parts;
+  int processes = 0;
 };
 
 struct CompileInfo {
   std::vector<std::string> command;  // the exact nvcc argv
   double seconds = 0;
-  std::string log;                   // nvcc + ptxas output (capped)
+  std::string log;  // nvcc + ptxas output (capped)
   bool log_truncated = false;
   bool cached = false;  // the compile of an identical candidate, found in the compile cache
 };
@@ -100,7 +113,7 @@ struct KernelReport {
   std::string name;          // mangled, as in the cubin
   std::string display_name;  // demangled when possible
   int registers = 0;
-  int shared_bytes = 0;      // static shared memory per ptxas
+  int shared_bytes = 0;  // static shared memory per ptxas
   int spill_store_bytes = 0;
   int spill_load_bytes = 0;
   std::map<std::string, std::int64_t> static_families;    // family -> instruction count in SASS
@@ -115,12 +128,12 @@ struct KernelReport {
 
 // Evidence for one instruction family across the candidate's kernels.
 struct FamilyEvidence {
-  std::string family;                    // "GMMA", "TMA", "SYNCS", "UTCMMA", ...
+  std::string family;  // "GMMA", "TMA", "SYNCS", "UTCMMA", ...
   bool requested = false;
   std::int64_t static_count = 0;
   std::optional<std::int64_t> executed_count;  // nullopt: not measured (no GPU, or inconclusive)
-  std::optional<double> flop_share;      // tensor-core families: share of the task's FLOPs
-  bool substantial = false;              // executed and (for tensor-core families) share >= threshold
+  std::optional<double> flop_share;            // tensor-core families: share of the task's FLOPs
+  bool substantial = false;  // executed and (for tensor-core families) share >= threshold
 };
 
 struct OutputCheck {
@@ -149,10 +162,10 @@ struct TimingStats {
   double max_ms = 0;
   int samples = 0;
   int dropped_throttled = 0;
-  double relative_noise = 0;        // IQR / median, say
-  double sm_clock_mhz = 0;          // median SM clock over kept samples
-  int kernels_per_call = 0;         // every kernel one call launched, on any stream
-  bool converged = false;           // stopped on noise, not on the time limit
+  double relative_noise = 0;  // IQR / median, say
+  double sm_clock_mhz = 0;    // median SM clock over kept samples
+  int kernels_per_call = 0;   // every kernel one call launched, on any stream
+  bool converged = false;     // stopped on noise, not on the time limit
 };
 
 // The analytic bound of a workload on the GPU that timed it (as SOL-ExecBench reports it): the
@@ -161,13 +174,23 @@ struct TimingStats {
 struct SpeedOfLight {
   double flops = 0;
   double bytes = 0;
-  double peak_tflops = 0;        // dense BF16 at sm_clock_mhz
-  double hbm_gbytes_per_s = 0;   // GB/s = 1e9 bytes/s
+  double peak_tflops = 0;       // dense BF16 at sm_clock_mhz
+  double hbm_gbytes_per_s = 0;  // GB/s = 1e9 bytes/s
   double sm_clock_mhz = 0;
   double compute_bound_ms = 0;
   double memory_bound_ms = 0;
-  double bound_ms = 0;           // max of the two
-  double fraction = 0;           // bound_ms / candidate median: 1 = at the speed of light
+  double bound_ms = 0;  // max of the two
+  double fraction = 0;  // bound_ms / candidate median: 1 = at the speed of light
+};
+
+// Whether a timed workload had the GPU to itself (docs/gpu-engine.md, "Timing alone"): the
+// trusted judge asks NVML which processes used the GPU's SMs during the timing process's window;
+// a window shared with another process is timed again, up to a bound.
+struct TimingWindow {
+  std::optional<bool> alone;        // nullopt: not known (no NVML, or no warm judge to ask)
+  int attempts = 1;                 // windows timed; the last one is the workload's figure
+  std::vector<std::string> others;  // what else used the GPU in the last window
+  std::string note;                 // why it is not known, when it is not
 };
 
 struct WorkloadResult {
@@ -180,9 +203,10 @@ struct WorkloadResult {
   std::vector<OutputCheck> outputs;
   std::optional<TimingStats> candidate;
   std::optional<TimingStats> baseline;
-  std::optional<double> speedup;    // baseline median / candidate median
-  std::optional<double> tflops;     // task FLOPs / candidate median
+  std::optional<double> speedup;               // baseline median / candidate median
+  std::optional<double> tflops;                // task FLOPs / candidate median
   std::optional<SpeedOfLight> speed_of_light;  // set with the candidate's timing
+  std::optional<TimingWindow> timing_window;   // set with the candidate's timing
 };
 
 // Shown and unseen workloads judged apart (docs/correctness.md, "Unseen workloads"): the gap
@@ -214,10 +238,10 @@ struct Evaluation {
   int schema_version = kSchemaVersion;
   std::string task;
   arch::Arch arch = arch::Arch::kHopper;
-  std::string source_name;          // file the candidate came from (may be empty)
-  std::string source_hash;          // of the extracted code
+  std::string source_name;  // file the candidate came from (may be empty)
+  std::string source_hash;  // of the extracted code
   Verdict verdict = Verdict::kInternalError;
-  std::string message;              // one line: why this verdict
+  std::string message;  // one line: why this verdict
   std::vector<StageRecord> stages;
   CompileInfo compile;
   std::vector<KernelReport> kernels;
@@ -230,8 +254,12 @@ struct Evaluation {
   std::optional<SeedPoolDraw> seed_pool;         // set when input_seed came from a seed pool
   std::optional<CachedVerdict> cached;           // set when the verdict came from the verdict cache
   std::map<std::string, std::string> toolchain;  // "nvcc", "cuobjdump", "driver", "gpu", ...
-  std::string created_at;           // ISO-8601 UTC
-  std::string sandbox = "off";      // "full" | "partial: <what is missing>" | "off" (sandbox/)
+  std::string created_at;                        // ISO-8601 UTC
+  std::string sandbox = "off";  // "full" | "partial: <what is missing>" | "off" (sandbox/)
+  // How the GPU stages judged it: "warm (device exchange)", "warm (host exchange)" or "fresh"
+  // (docs/gpu-engine.md, "The warm judge"); empty: no GPU stage ran.
+  std::string judge;
+  std::string profile;  // the settings profile that judged it ("rl"); empty: none
   double wall_seconds = 0;
 
   const StageRecord* find_stage(Stage stage) const;

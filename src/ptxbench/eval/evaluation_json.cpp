@@ -44,12 +44,16 @@ void read_accuracy(const json& o, OutputCheck& check) {
 }
 
 json timing_to_json(const TimingStats& t) {
-  return {{"median_ms", t.median_ms},       {"q1_ms", t.q1_ms},
-          {"q3_ms", t.q3_ms},               {"min_ms", t.min_ms},
-          {"max_ms", t.max_ms},             {"samples", t.samples},
+  return {{"median_ms", t.median_ms},
+          {"q1_ms", t.q1_ms},
+          {"q3_ms", t.q3_ms},
+          {"min_ms", t.min_ms},
+          {"max_ms", t.max_ms},
+          {"samples", t.samples},
           {"dropped_throttled", t.dropped_throttled},
           {"relative_noise", t.relative_noise},
-          {"sm_clock_mhz", t.sm_clock_mhz}, {"kernels_per_call", t.kernels_per_call},
+          {"sm_clock_mhz", t.sm_clock_mhz},
+          {"kernels_per_call", t.kernels_per_call},
           {"converged", t.converged}};
 }
 
@@ -115,6 +119,24 @@ SpeedOfLight speed_of_light_from_json(const json& j) {
                       .fraction = get_or(j, "fraction", 0.0)};
 }
 
+json timing_window_to_json(const TimingWindow& w) {
+  json j{{"alone", w.alone ? json(*w.alone) : json(nullptr)},
+         {"attempts", w.attempts},
+         {"others", w.others}};
+  if (!w.note.empty()) j["note"] = w.note;
+  return j;
+}
+
+TimingWindow timing_window_from_json(const json& j) {
+  TimingWindow w;
+  if (auto alone = j.find("alone"); alone != j.end() && alone->is_boolean())
+    w.alone = alone->get<bool>();
+  w.attempts = get_or(j, "attempts", 1);
+  w.others = get_or(j, "others", std::vector<std::string>{});
+  w.note = get_or<std::string>(j, "note", "");
+  return w;
+}
+
 template <class E>
 E parse_enum(const json& j, const char* key, std::optional<E> (*parse)(std::string_view)) {
   auto text = j.at(key).get<std::string>();
@@ -136,6 +158,8 @@ json to_json(const Evaluation& e) {
   j["message"] = e.message;
   j["created_at"] = e.created_at;
   j["sandbox"] = e.sandbox;
+  if (!e.judge.empty()) j["judge"] = e.judge;
+  if (!e.profile.empty()) j["profile"] = e.profile;
   j["wall_seconds"] = e.wall_seconds;
   j["stages"] = json::array();
   for (const auto& s : e.stages) {
@@ -146,6 +170,8 @@ json to_json(const Evaluation& e) {
     if (s.reference_cache)
       stage["reference_cache"] = {{"hits", s.reference_cache->hits},
                                   {"misses", s.reference_cache->misses}};
+    if (s.processes > 0) stage["processes"] = s.processes;
+    if (!s.parts.empty()) stage["parts"] = parts_to_json(s.parts);
     j["stages"].push_back(std::move(stage));
   }
   j["compile"] = {{"command", e.compile.command},
@@ -206,6 +232,7 @@ json to_json(const Evaluation& e) {
     put_optional(wj, "tflops", w.tflops);
     wj["speed_of_light"] =
         w.speed_of_light ? speed_of_light_to_json(*w.speed_of_light) : json(nullptr);
+    if (w.timing_window) wj["timing_window"] = timing_window_to_json(*w.timing_window);
     j["workloads"].push_back(wj);
   }
   if (e.generalisation) {
@@ -231,8 +258,9 @@ util::Expected<Evaluation> evaluation_from_json(const json& j) {
     Evaluation e;
     e.schema_version = j.at("schema_version").get<int>();
     if (e.schema_version != kSchemaVersion) {
-      return util::make_error(fmt::format("schema_version {} is not supported (this build reads {})",
-                                          e.schema_version, kSchemaVersion));
+      return util::make_error(
+          fmt::format("schema_version {} is not supported (this build reads {})", e.schema_version,
+                      kSchemaVersion));
     }
     e.task = j.at("task").get<std::string>();
     auto a = arch::parse(j.at("arch").get<std::string>());
@@ -244,16 +272,21 @@ util::Expected<Evaluation> evaluation_from_json(const json& j) {
     e.message = get_or<std::string>(j, "message", "");
     e.created_at = get_or<std::string>(j, "created_at", "");
     e.sandbox = get_or<std::string>(j, "sandbox", "off");
+    e.judge = get_or<std::string>(j, "judge", "");
+    e.profile = get_or<std::string>(j, "profile", "");
     e.wall_seconds = get_or(j, "wall_seconds", 0.0);
     for (const auto& s : j.value("stages", json::array())) {
-      e.stages.push_back(StageRecord{.stage = parse_enum<Stage>(s, "stage", &parse_stage),
-                                     .status = parse_enum<StageStatus>(s, "status", &parse_stage_status),
-                                     .seconds = get_or(s, "seconds", 0.0),
-                                     .message = get_or<std::string>(s, "message", "")});
+      e.stages.push_back(
+          StageRecord{.stage = parse_enum<Stage>(s, "stage", &parse_stage),
+                      .status = parse_enum<StageStatus>(s, "status", &parse_stage_status),
+                      .seconds = get_or(s, "seconds", 0.0),
+                      .message = get_or<std::string>(s, "message", "")});
       if (auto r = s.find("reference_cache"); r != s.end() && r->is_object())
         e.stages.back().reference_cache =
             CacheCounts{.hits = get_or(*r, "hits", std::uint64_t{0}),
                         .misses = get_or(*r, "misses", std::uint64_t{0})};
+      e.stages.back().processes = get_or(s, "processes", 0);
+      if (auto p = s.find("parts"); p != s.end()) e.stages.back().parts = parts_from_json(*p);
     }
     if (auto c = j.find("compile"); c != j.end() && c->is_object()) {
       e.compile.command = c->value("command", std::vector<std::string>{});
@@ -279,13 +312,13 @@ util::Expected<Evaluation> evaluation_from_json(const json& j) {
       e.kernels.push_back(std::move(r));
     }
     for (const auto& f : j.value("families", json::array())) {
-      e.families.push_back(FamilyEvidence{
-          .family = f.at("family").get<std::string>(),
-          .requested = get_or(f, "requested", false),
-          .static_count = get_or<std::int64_t>(f, "static_count", 0),
-          .executed_count = get_optional<std::int64_t>(f, "executed_count"),
-          .flop_share = get_optional<double>(f, "flop_share"),
-          .substantial = get_or(f, "substantial", false)});
+      e.families.push_back(
+          FamilyEvidence{.family = f.at("family").get<std::string>(),
+                         .requested = get_or(f, "requested", false),
+                         .static_count = get_or<std::int64_t>(f, "static_count", 0),
+                         .executed_count = get_optional<std::int64_t>(f, "executed_count"),
+                         .flop_share = get_optional<double>(f, "flop_share"),
+                         .substantial = get_or(f, "substantial", false)});
     }
     for (const auto& w : j.value("workloads", json::array())) {
       WorkloadResult r;
@@ -296,22 +329,27 @@ util::Expected<Evaluation> evaluation_from_json(const json& j) {
       r.message = get_or<std::string>(w, "message", "");
       r.trials = get_or(w, "trials", 0);
       for (const auto& o : w.value("outputs", json::array())) {
-        r.outputs.push_back(OutputCheck{.name = o.at("name").get<std::string>(),
-                                        .max_abs_error = get_or(o, "max_abs_error", 0.0),
-                                        .max_rel_error = get_or(o, "max_rel_error", 0.0),
-                                        .matched_ratio = get_or(o, "matched_ratio", 0.0),
-                                        .first_bad_index = get_or<std::int64_t>(o, "first_bad_index", -1),
-                                        .nan_count = get_or<std::int64_t>(o, "nan_count", 0),
-                                        .inf_count = get_or<std::int64_t>(o, "inf_count", 0),
-                                        .passed = get_or(o, "passed", false)});
+        r.outputs.push_back(
+            OutputCheck{.name = o.at("name").get<std::string>(),
+                        .max_abs_error = get_or(o, "max_abs_error", 0.0),
+                        .max_rel_error = get_or(o, "max_rel_error", 0.0),
+                        .matched_ratio = get_or(o, "matched_ratio", 0.0),
+                        .first_bad_index = get_or<std::int64_t>(o, "first_bad_index", -1),
+                        .nan_count = get_or<std::int64_t>(o, "nan_count", 0),
+                        .inf_count = get_or<std::int64_t>(o, "inf_count", 0),
+                        .passed = get_or(o, "passed", false)});
         read_accuracy(o, r.outputs.back());
       }
-      if (auto c = w.find("candidate"); c != w.end() && c->is_object()) r.candidate = timing_from_json(*c);
-      if (auto b = w.find("baseline"); b != w.end() && b->is_object()) r.baseline = timing_from_json(*b);
+      if (auto c = w.find("candidate"); c != w.end() && c->is_object())
+        r.candidate = timing_from_json(*c);
+      if (auto b = w.find("baseline"); b != w.end() && b->is_object())
+        r.baseline = timing_from_json(*b);
       r.speedup = get_optional<double>(w, "speedup");
       r.tflops = get_optional<double>(w, "tflops");
       if (auto sol = w.find("speed_of_light"); sol != w.end() && sol->is_object())
         r.speed_of_light = speed_of_light_from_json(*sol);
+      if (auto window = w.find("timing_window"); window != w.end() && window->is_object())
+        r.timing_window = timing_window_from_json(*window);
       e.workloads.push_back(std::move(r));
     }
     if (auto g = j.find("generalisation"); g != j.end() && g->is_object()) {

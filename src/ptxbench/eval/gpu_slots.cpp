@@ -8,7 +8,8 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "ptxbench/eval/gpu_pipeline/worker_gpu_stages.hpp"
+#include "ptxbench/eval/gpu_pipeline/stage_sequence.hpp"
+#include "ptxbench/util/live_process.hpp"
 
 namespace ptxbench::eval {
 namespace {
@@ -57,21 +58,14 @@ std::optional<std::filesystem::path> find_worker() {
   return util::find_in_path(kWorkerName);
 }
 
-std::shared_ptr<GpuStages> make_worker_gpu_stages(std::shared_ptr<util::ProcessRunner> runner,
-                                                  GpuStageChoices choices) {
+std::shared_ptr<GpuStages> make_stage_sequence(std::shared_ptr<util::ProcessRunner> runner,
+                                               const JudgeSettings& judge) {
   auto worker = find_worker();
   if (!worker) return nullptr;
-  return std::make_shared<gpu_pipeline::WorkerGpuStages>(
-      gpu_pipeline::WorkerGpuStagesOptions{
-          .worker = *worker,
-          .racecheck_timeout = choices.racecheck_timeout,
-          .timed_workloads = std::move(choices.timed_workloads),
-          .unseen = choices.unseen,
-          .input_seed = choices.input_seed,
-          .reference_cache_dir = choices.reference_cache
-                                     ? gpu_pipeline::default_reference_cache_dir()
-                                     : std::filesystem::path()},
-      std::move(runner));
+  gpu_pipeline::StageSequenceOptions options{.worker = *worker, .settings = judge};
+  if (auto* pinned = dynamic_cast<PinnedProcessRunner*>(runner.get()))
+    options.device = pinned->device();
+  return std::make_shared<gpu_pipeline::StageSequence>(std::move(options), std::move(runner));
 }
 
 util::Expected<std::vector<std::string>> parse_gpu_list(std::string_view spec,
@@ -96,21 +90,28 @@ util::Expected<std::vector<std::string>> parse_gpu_list(std::string_view spec,
   return devices;
 }
 
+util::ProcessSpec PinnedProcessRunner::pinned(const util::ProcessSpec& spec) const {
+  util::ProcessSpec out = spec;
+  std::erase_if(out.env, [](const auto& entry) { return entry.first == "CUDA_VISIBLE_DEVICES"; });
+  out.env.emplace_back("CUDA_VISIBLE_DEVICES", device_);
+  return out;
+}
+
 util::ProcessResult PinnedProcessRunner::run(const util::ProcessSpec& spec) {
-  util::ProcessSpec pinned = spec;
-  std::erase_if(pinned.env,
-                [](const auto& entry) { return entry.first == "CUDA_VISIBLE_DEVICES"; });
-  pinned.env.emplace_back("CUDA_VISIBLE_DEVICES", device_);
-  return inner_->run(pinned);
+  return inner_->run(pinned(spec));
+}
+
+util::Expected<std::unique_ptr<util::LiveProcess>> PinnedProcessRunner::start(
+    const util::ProcessSpec& spec) {
+  return inner_->start(pinned(spec));
 }
 
 std::vector<std::shared_ptr<GpuStages>> make_gpu_workers(
     const std::vector<std::string>& devices, std::shared_ptr<util::ProcessRunner> runner,
-    GpuStageChoices choices) {
+    const JudgeSettings& judge) {
   std::vector<std::shared_ptr<GpuStages>> workers;
   for (const auto& device : devices) {
-    auto stages =
-        make_worker_gpu_stages(std::make_shared<PinnedProcessRunner>(runner, device), choices);
+    auto stages = make_stage_sequence(std::make_shared<PinnedProcessRunner>(runner, device), judge);
     if (!stages) return {};
     workers.push_back(std::move(stages));
   }
@@ -118,15 +119,16 @@ std::vector<std::shared_ptr<GpuStages>> make_gpu_workers(
 }
 
 util::Expected<std::vector<std::shared_ptr<GpuStages>>> gpu_slots(
-    const std::string& spec, std::shared_ptr<util::ProcessRunner> runner, GpuStageChoices choices) {
+    const std::string& spec, std::shared_ptr<util::ProcessRunner> runner,
+    const JudgeSettings& judge) {
   if (spec.empty()) {
-    auto stages = make_worker_gpu_stages(std::move(runner), choices);
+    auto stages = make_stage_sequence(std::move(runner), judge);
     if (!stages) return std::vector<std::shared_ptr<GpuStages>>{};
     return std::vector<std::shared_ptr<GpuStages>>{std::move(stages)};
   }
   auto devices = parse_gpu_list(spec, *runner);
   if (!devices) return devices.error();
-  return make_gpu_workers(*devices, std::move(runner), std::move(choices));
+  return make_gpu_workers(*devices, std::move(runner), judge);
 }
 
 }  // namespace ptxbench::eval

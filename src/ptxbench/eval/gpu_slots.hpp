@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ptxbench/eval/gpu_stages.hpp"
+#include "ptxbench/eval/settings.hpp"
 #include "ptxbench/util/expected.hpp"
 #include "ptxbench/util/process.hpp"
 
@@ -32,26 +33,29 @@ class PinnedProcessRunner final : public util::ProcessRunner {
   PinnedProcessRunner(std::shared_ptr<util::ProcessRunner> inner, std::string device)
       : inner_(std::move(inner)), device_(std::move(device)) {}
   util::ProcessResult run(const util::ProcessSpec& spec) override;
+  util::Expected<std::unique_ptr<util::LiveProcess>> start(const util::ProcessSpec& spec) override;
   const std::string& device() const { return device_; }
 
  private:
+  util::ProcessSpec pinned(const util::ProcessSpec& spec) const;
+
   std::shared_ptr<util::ProcessRunner> inner_;
   std::string device_;
 };
 
-// The worker-process GpuStages of this build over `runner`; null when no worker is found.
-std::shared_ptr<GpuStages> make_worker_gpu_stages(std::shared_ptr<util::ProcessRunner> runner,
-                                                  GpuStageChoices choices = {});
+// The GPU stage sequence of this build over `runner`; null when no worker is found.
+std::shared_ptr<GpuStages> make_stage_sequence(std::shared_ptr<util::ProcessRunner> runner,
+                                               const JudgeSettings& judge = {});
 
 // One GpuStages per device (the build's worker, pinned); empty when the build has no worker.
 std::vector<std::shared_ptr<GpuStages>> make_gpu_workers(
     const std::vector<std::string>& devices, std::shared_ptr<util::ProcessRunner> runner,
-    GpuStageChoices choices = {});
+    const JudgeSettings& judge = {});
 
 // The GPU slots of a command: without --gpus (`spec` empty) the build's worker on whatever GPU
 // it finds; with it, one pinned worker per listed GPU.
 util::Expected<std::vector<std::shared_ptr<GpuStages>>> gpu_slots(
     const std::string& spec, std::shared_ptr<util::ProcessRunner> runner,
-    GpuStageChoices choices = {});
+    const JudgeSettings& judge = {});
 
 }  // namespace ptxbench::eval

@@ -1,5 +1,5 @@
 // The seam between the CPU pipeline (stages 1-4) and the GPU stages 5-8 (sanitize, correctness,
-// dynamic SASS, timing). The real implementation (gpu_pipeline/worker_gpu_stages.hpp) runs the
+// dynamic SASS, timing). The real implementation (gpu_pipeline/stage_sequence.hpp) runs the
 // candidate in ptxbench-worker processes; tests substitute a fake.
 //
 // The stages split where the GPU may be shared (docs/gpu-engine.md, "Sharing a GPU"): sanitize
@@ -30,17 +30,6 @@ struct CompiledCandidate {
   std::filesystem::path cubin;          // extracted from it, for the arch
   std::string source_hash;
   sass::SassModule sass;  // per-kernel, per-pc disassembly of that cubin
-};
-
-// What a command may choose of the GPU stages.
-struct GpuStageChoices {
-  TimedWorkloads timed_workloads;  // what the timing stage times besides the headline
-  // Racecheck's deadline (docs/gpu-engine.md): past it the check reads "not checked".
-  std::chrono::milliseconds racecheck_timeout{std::chrono::seconds(15)};
-  // The task's unseen workloads (docs/correctness.md): fail the verdict, only report, or skip.
-  correctness::UnseenPolicy unseen = correctness::UnseenPolicy::kRequire;
-  std::optional<std::uint64_t> input_seed;  // nullopt: drawn per verdict (and recorded)
-  bool reference_cache = false;             // the judge's host cache of reference outputs
 };
 
 // A GPU's memory as its worker reported it when asked (available()).

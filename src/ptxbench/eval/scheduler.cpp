@@ -123,11 +123,15 @@ std::function<void(const Evaluation&)> guarded_sink(const VerdictSink& sink,
 // A candidate between its submission and its verdict.
 struct Job {
   Submission submission;
+  // The submitted task under the settings' correctness rule, when that differs from the task's
+  // own (submission.task then points here).
+  std::optional<task::Task> judged_task;
   std::promise<Evaluation> promise;
   std::string created_at;     // when a compile thread took it
   std::filesystem::path dir;  // its artefacts
   StaticOutcome outcome;
   bool compiled_told = false;
+  Clock::time_point compiled_at;  // when it joined the queue for a GPU
 };
 
 // Who holds one GPU (a reader/writer gate): shared phases run together, an exclusive one alone.
@@ -294,6 +298,9 @@ struct Scheduler::Impl {
     Evaluation& e = job.outcome.evaluation;
     bool exclusive_next = false;
     if (gpu_ready(slot, s.arch, job.outcome)) {
+      // Waiting for a GPU lane: the correctness stage's part (it starts the shared phase).
+      add_part(e.stage(Stage::kCorrectness).parts, part::kGpuWait,
+               util::seconds_since(job.compiled_at));
       GpuStages& gpu = *gpu_slots[slot];
       if (concurrency() == 1) {
         guarded(e, [&] {
@@ -311,11 +318,14 @@ struct Scheduler::Impl {
       --gate.shared;
       gate.reserved -= need;
       if (exclusive_next) {
+        const auto waiting = Clock::now();
         ++gate.exclusive_waiting;
         changed.notify_all();
         changed.wait(lock, [&] { return !gate.exclusive && gate.shared == 0; });
         --gate.exclusive_waiting;
         gate.exclusive = true;
+        // The exclusive phase starts with the proof: the wait for the GPU alone is its part.
+        add_part(e.stage(Stage::kDynamicSass).parts, part::kGpuWait, util::seconds_since(waiting));
       }
     }
     changed.notify_all();
@@ -350,6 +360,7 @@ struct Scheduler::Impl {
     Evaluation& e = job.outcome.evaluation;
     e.created_at = job.created_at;
     e.sandbox = options.sandbox;
+    e.profile = options.profile;
     fill_message(e);
     e.message = first_line(e.message);
     if (job.submission.on_verdict) {
@@ -384,6 +395,7 @@ struct Scheduler::Impl {
       tell_compiled(*job);
       {
         std::lock_guard lock(mutex);
+        job->compiled_at = Clock::now();
         compiled.push_back(std::move(job));
         --compiling;
       }
@@ -501,6 +513,13 @@ Scheduler::~Scheduler() {
 std::future<Evaluation> Scheduler::submit(Submission submission) {
   PTXBENCH_CHECK(submission.task != nullptr, "a candidate without a task");
   auto job = std::make_unique<Job>(Job{.submission = std::move(submission)});
+  // The engine judges every task by the settings' rule, whatever the caller's suite says.
+  if (const auto rule = impl_->options.correctness_rule;
+      rule && job->submission.task->tolerance.rule != *rule) {
+    job->judged_task = *job->submission.task;
+    job->judged_task->tolerance.rule = *rule;
+    job->submission.task = &*job->judged_task;
+  }
   auto future = job->promise.get_future();
   {
     std::lock_guard lock(impl_->mutex);

@@ -82,6 +82,9 @@ struct SchedulerOptions {
   std::string sandbox = "off";  // what every record says of the sandbox (sandbox::describe)
   // Finished compiles kept and found again by (code, argv, nvcc version); null: none.
   std::shared_ptr<compile::CompileCache> compile_cache;
+  // Laid over every submitted task's tolerance.rule (--correctness-rule); nullopt: each task's.
+  std::optional<task::CorrectnessRule> correctness_rule;
+  std::string profile;  // what every record says of the settings' profile
 };
 
 class Scheduler {

@@ -55,16 +55,8 @@ std::string VerdictKey::text() const {
 }
 
 std::string verdict_settings_text(const EvaluationSettings& settings) {
-  return Json{{"sandbox", std::string(sandbox::to_string(settings.sandbox))},
-              {"compile_timeout_s", settings.compile_timeout.count()},
-              {"compile_memory_bytes", settings.compile_memory_limit_bytes},
-              {"correctness_rule", settings.correctness_rule
-                                       ? std::string(task::to_string(*settings.correctness_rule))
-                                       : std::string("task")},
-              {"racecheck_timeout_s", settings.racecheck_timeout.count()},
-              {"time_workloads", settings.timed_workloads.spec()},
-              {"unseen", std::string(correctness::to_string(settings.unseen))}}
-      .dump();
+  // The rows of the setting table that decide a verdict (setting_table.hpp).
+  return verdict_deciding_settings(settings).dump();
 }
 
 std::string ptxbench_build_identity(const std::filesystem::path& worker) {

@@ -96,11 +96,14 @@ util::Expected<FixitConfig> read_fixit_config(const fs::path& config_path) {
   read.read("solutions", solutions_dir);
   read.read("tasks_dir", tasks_dir);
   FixitConfig config;
-  // The engine's settings: `evaluation` (eval/settings.hpp), and the older top-level `gpu` and
-  // `parallel` beside it.
+  // The engine's settings: `evaluation` only (eval/settings.hpp); the older top-level `gpu` and
+  // `parallel` are named with their new place.
   eval::EvaluationSettings& settings = config.settings;
-  read.read("gpu", settings.gpu);
-  read.read_integer("parallel", 1, 256, settings.parallel);
+  for (const char* moved : {"gpu", "parallel"}) {
+    read.mark(moved);
+    if (json.contains(moved))
+      read.fail(moved, fmt::format("moved: write it as evaluation.{}", moved));
+  }
   read.mark("evaluation");
   if (read.ok() && json.contains("evaluation")) {
     auto read_settings =

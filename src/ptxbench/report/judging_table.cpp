@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "ptxbench/report/stage_parts_summary.hpp"
 #include "ptxbench/report/statistics.hpp"
 #include "ptxbench/report/table_columns.hpp"
 #include "ptxbench/report/tables.hpp"
@@ -111,6 +112,39 @@ Table judging_table(const ReportData& data) {
             rate(t.compile_hits, t.compiles), t.verdict_hits, rate(t.verdict_hits, t.gpu_verdicts),
             t.reference_trials, t.reference_hits, rate(t.reference_hits, t.reference_trials)});
     table.add_row(std::move(row));
+  }
+  return table;
+}
+
+Table judging_parts_table(const ReportData& data) {
+  Table table{
+      .name = "judging_parts",
+      .title = "Where the GPU time went",
+      .description =
+          "Per run, per GPU stage, over the verdicts whose stage ran on a GPU (cached verdicts "
+          "left out): the stage's seconds (total), its process starts (processes), and each part "
+          "of its time (docs/gpu-engine.md, \"Where the time goes\"): process start and exit, "
+          "CUDA context, module load, inputs, candidate calls, library and high-precision "
+          "references, comparison, copies, sanitizer tool, profiler, timed samples, waiting for "
+          "the GPU. A verdict whose stage lacks a part counts 0 for it. Parts reported by a "
+          "process that ran candidate code are that code's word.",
+      .columns = {text("run", "the run the trajectories came from"), text("stage", "GPU stage"),
+                  text("part", "part of the stage's time, or total / processes"),
+                  integer("verdicts", "verdicts whose stage ran"),
+                  number("p50", "median seconds (processes: count)", 3),
+                  number("p95", "95th percentile seconds (processes: count)", 3),
+                  number("mean", "mean seconds (processes: count)", 3)}};
+  std::map<std::string, std::vector<std::vector<eval::StageRecord>>> runs;
+  for (const auto& trajectory : data.runs.trajectories) {
+    for (const auto& turn : trajectory.turns) {
+      if (!turn.gpu_stage_costs.empty()) runs[trajectory.run].push_back(turn.gpu_stage_costs);
+    }
+  }
+  for (const auto& [run, verdicts] : runs) {
+    for (const auto& row : summarise_stage_parts(verdicts)) {
+      table.add_row({run, row.stage, row.part, static_cast<std::int64_t>(row.verdicts), row.p50,
+                     row.p95, row.mean});
+    }
   }
   return table;
 }

@@ -217,6 +217,7 @@ std::vector<Table> build_tables(const ReportData& data) {
   tables.push_back(usage_by_turn_table(data));
   tables.push_back(usage_totals_table(data));
   tables.push_back(judging_table(data));
+  tables.push_back(judging_parts_table(data));
   if (!data.published.empty()) {
     tables.push_back(published_side_by_side_table(data));
     tables.push_back(published_table(data));

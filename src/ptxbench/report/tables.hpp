@@ -18,6 +18,8 @@ Table usage_by_turn_table(const ReportData& data);
 Table usage_totals_table(const ReportData& data);
 // Per run: GPU-seconds per verdict and the compile and verdict caches' hit rates.
 Table judging_table(const ReportData& data);
+// Where the GPU time of each run's verdicts went, per stage and part (judging_table.cpp).
+Table judging_parts_table(const ReportData& data);
 Table comparison_table(const ReportData& data);
 Table published_table(const ReportData& data);
 Table published_side_by_side_table(const ReportData& data);

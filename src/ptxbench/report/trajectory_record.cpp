@@ -1,5 +1,7 @@
 #include "ptxbench/report/trajectory_record.hpp"
 
+#include "ptxbench/report/stage_parts_summary.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -94,6 +96,7 @@ TurnRecord turn_from_evaluation(int turn, const eval::Evaluation& evaluation) {
                   compile->status == eval::StageStatus::kFailed))
     record.compile_cached = evaluation.compile.cached;
   record.verdict_cached = evaluation.cached.has_value();
+  record.gpu_stage_costs = gpu_stage_costs(evaluation);
   if (const auto* correctness = evaluation.find_stage(eval::Stage::kCorrectness))
     record.reference_cache = correctness->reference_cache;
   if (evaluation.verdict == eval::Verdict::kCompileError) {

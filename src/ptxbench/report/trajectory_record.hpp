@@ -45,6 +45,9 @@ struct TurnRecord {
   bool verdict_cached = false;
   // What the judge's reference cache answered in the correctness stage (nullopt: it was off).
   std::optional<eval::CacheCounts> reference_cache;
+  // The GPU stages that ran, with their parts and process starts (stage_parts_summary.hpp);
+  // empty for a cached verdict or one that never reached a GPU.
+  std::vector<eval::StageRecord> gpu_stage_costs;
 
   bool correct() const { return eval::is_correct(verdict); }
   bool verified() const { return verdict == eval::Verdict::kPassed; }

@@ -10,6 +10,7 @@
 
 #include "ptxbench/sandbox/bwrap_command.hpp"
 #include "ptxbench/sandbox/seccomp_filter.hpp"
+#include "ptxbench/util/live_process.hpp"
 
 namespace ptxbench::sandbox {
 namespace {
@@ -95,8 +96,8 @@ Support SandboxedProcessRunner::probe() {
   if (!found.bwrap) {
     found.why.push_back("no bwrap (no namespaces, no seccomp filter)");
   } else {
-    support_ = found;  // run_sandboxed reads the paths
-    auto result = run_sandboxed(trial, Layers{.namespaces = true});
+    support_ = found;  // run_with reads the paths
+    auto result = run_with(trial, Layers{.namespaces = true});
     found.usable.namespaces = result.succeeded();
     if (!found.usable.namespaces) found.why.push_back("no namespaces (" + first_line(result) + ")");
   }
@@ -104,7 +105,7 @@ Support SandboxedProcessRunner::probe() {
     if (!seccomp_built_in()) {
       found.why.push_back("no seccomp filter (built without libseccomp)");
     } else {
-      auto result = run_sandboxed(trial, Layers{.namespaces = true, .seccomp = true});
+      auto result = run_with(trial, Layers{.namespaces = true, .seccomp = true});
       found.usable.seccomp = result.succeeded();
       if (!found.usable.seccomp)
         found.why.push_back("no seccomp filter (" + first_line(result) + ")");
@@ -116,7 +117,7 @@ Support SandboxedProcessRunner::probe() {
     } else {
       support_ = found;
       auto result =
-          run_sandboxed(trial, Layers{.namespaces = found.usable.namespaces, .other_user = true});
+          run_with(trial, Layers{.namespaces = found.usable.namespaces, .other_user = true});
       found.usable.other_user = result.succeeded();
       if (!found.usable.other_user)
         found.why.push_back("runs as root (" + first_line(result) + ")");
@@ -127,8 +128,8 @@ Support SandboxedProcessRunner::probe() {
       readable.argv.insert(readable.argv.end(),
                            {"-maxdepth", "3", "!", "-readable", "-print", "-quit"});
       if (found.usable.other_user) {
-        auto listing = run_sandboxed(
-            readable, Layers{.namespaces = found.usable.namespaces, .other_user = true});
+        auto listing =
+            run_with(readable, Layers{.namespaces = found.usable.namespaces, .other_user = true});
         std::string unreadable = listing.stdout_text.substr(0, listing.stdout_text.find('\n'));
         if (!unreadable.empty()) {
           found.usable.other_user = false;
@@ -147,26 +148,68 @@ void SandboxedProcessRunner::show_read_only(const std::filesystem::path& path) {
   policy_.read_only_paths.push_back(path);
 }
 
-util::ProcessResult SandboxedProcessRunner::run(const util::ProcessSpec& spec) {
-  if (policy_.mode == Mode::kOff) return inner_->run(spec);
+// A process spec as the sandbox runs it: the outer spec and what must live while the process
+// runs (the seccomp filter's file until the process read it, the folders handed to the sandbox's
+// user until it ends); or why it cannot run.
+struct SandboxedProcessRunner::Wrapped {
+  util::ProcessSpec outer;
+  std::shared_ptr<void> filter;       // a FilterFile
+  std::shared_ptr<void> handed_over;  // a WritableFolders
+  std::string refused;                // non-empty: not started, and why
+};
+
+SandboxedProcessRunner::Wrapped SandboxedProcessRunner::wrap(const util::ProcessSpec& spec) {
+  if (policy_.mode == Mode::kOff) return Wrapped{.outer = spec};
   const Support& found = support();
   if (policy_.mode == Mode::kStrict && !complete(found.usable)) {
-    util::ProcessResult refused;
-    refused.spawn_error =
-        fmt::format("{} (strict): {}", kNotSandboxedError, describe(policy_.mode, found));
-    return refused;
+    return Wrapped{.refused = fmt::format("{} (strict): {}", kNotSandboxedError,
+                                          describe(policy_.mode, found))};
   }
-  return run_sandboxed(spec, found.usable);
+  return wrap_sandboxed(spec, found.usable);
 }
 
-util::ProcessResult SandboxedProcessRunner::run_sandboxed(const util::ProcessSpec& spec,
-                                                          const Layers& layers) {
+util::ProcessResult SandboxedProcessRunner::run(const util::ProcessSpec& spec) {
+  Wrapped wrapped = wrap(spec);
+  if (!wrapped.refused.empty()) {
+    util::ProcessResult refused;
+    refused.spawn_error = wrapped.refused;
+    return refused;
+  }
+  return inner_->run(wrapped.outer);
+}
+
+util::Expected<std::unique_ptr<util::LiveProcess>> SandboxedProcessRunner::start(
+    const util::ProcessSpec& spec) {
+  Wrapped wrapped = wrap(spec);
+  if (!wrapped.refused.empty()) return util::make_error(wrapped.refused);
+  auto live = inner_->start(wrapped.outer);
+  if (live) {
+    (*live)->keep_alive(wrapped.filter);
+    (*live)->keep_alive(wrapped.handed_over);
+  }
+  return live;
+}
+
+util::ProcessResult SandboxedProcessRunner::run_with(const util::ProcessSpec& spec,
+                                                     const Layers& layers) {
+  Wrapped wrapped = wrap_sandboxed(spec, layers);
+  if (!wrapped.refused.empty()) {
+    util::ProcessResult refused;
+    refused.spawn_error = wrapped.refused;
+    return refused;
+  }
+  return inner_->run(wrapped.outer);
+}
+
+SandboxedProcessRunner::Wrapped SandboxedProcessRunner::wrap_sandboxed(
+    const util::ProcessSpec& spec, const Layers& layers) {
   Policy policy;
   {
     std::lock_guard lock(policy_mutex_);
     policy = policy_;
   }
-  util::ProcessSpec outer = spec;
+  Wrapped wrapped{.outer = spec};
+  util::ProcessSpec& outer = wrapped.outer;
   outer.env.clear();
   outer.working_dir.clear();
   outer.read_paths.clear();
@@ -189,32 +232,30 @@ util::ProcessResult SandboxedProcessRunner::run_sandboxed(const util::ProcessSpe
     }
     argv.insert(argv.end(), outer.argv.begin(), outer.argv.end());
     outer.argv = std::move(argv);
-    std::optional<WritableFolders> handed_over;
-    if (switch_user) handed_over.emplace(spec.write_paths, policy);
-    return inner_->run(outer);
+    if (switch_user)
+      wrapped.handed_over = std::make_shared<WritableFolders>(spec.write_paths, policy);
+    return wrapped;
   }
 
   BwrapSetup setup{.bwrap = *support_.bwrap};
   if (switch_user) setup.setpriv = support_.setpriv;
-  std::optional<FilterFile> filter;
   if (layers.seccomp) {
     auto compiled = compile_seccomp_filter(spec.loopback_ip_sockets);
     if (!compiled) {
-      util::ProcessResult failed;
-      failed.spawn_error =
-          fmt::format("{}: seccomp: {}", kNotSandboxedError, compiled.error().message);
-      return failed;
+      return Wrapped{
+          .refused = fmt::format("{}: seccomp: {}", kNotSandboxedError, compiled.error().message)};
     }
-    filter.emplace(std::move(compiled).value());
+    auto filter = std::make_shared<FilterFile>(std::move(compiled).value());
     setup.seccomp_fd = filter->fd();
     outer.inherited_fds.push_back(filter->fd());
+    wrapped.filter = std::move(filter);
   }
   util::ProcessSpec inner_spec = spec;
   inner_spec.argv[0] = outer.argv[0];
   outer.argv = bwrap_argv(setup, policy, inner_spec, environment);
-  std::optional<WritableFolders> handed_over;
-  if (setup.setpriv) handed_over.emplace(spec.write_paths, policy);
-  return inner_->run(outer);
+  if (setup.setpriv)
+    wrapped.handed_over = std::make_shared<WritableFolders>(spec.write_paths, policy);
+  return wrapped;
 }
 
 }  // namespace ptxbench::sandbox

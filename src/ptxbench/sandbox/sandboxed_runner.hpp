@@ -20,6 +20,7 @@ class SandboxedProcessRunner final : public util::ProcessRunner {
   SandboxedProcessRunner(std::shared_ptr<util::ProcessRunner> inner, Policy policy);
 
   util::ProcessResult run(const util::ProcessSpec& spec) override;
+  util::Expected<std::unique_ptr<util::LiveProcess>> start(const util::ProcessSpec& spec) override;
 
   // What this machine supports (probes on first call).
   const Support& support();
@@ -29,7 +30,10 @@ class SandboxedProcessRunner final : public util::ProcessRunner {
   void show_read_only(const std::filesystem::path& path);
 
  private:
-  util::ProcessResult run_sandboxed(const util::ProcessSpec& spec, const Layers& layers);
+  struct Wrapped;
+  Wrapped wrap(const util::ProcessSpec& spec);
+  Wrapped wrap_sandboxed(const util::ProcessSpec& spec, const Layers& layers);
+  util::ProcessResult run_with(const util::ProcessSpec& spec, const Layers& layers);  // probes
   Support probe();
 
   std::shared_ptr<util::ProcessRunner> inner_;

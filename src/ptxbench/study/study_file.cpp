@@ -8,6 +8,7 @@
 
 #include "ptxbench/agent/config_file.hpp"
 #include "ptxbench/agent/run_config.hpp"
+#include "ptxbench/eval/setting_table.hpp"
 #include "ptxbench/util/field_reader.hpp"
 #include "ptxbench/util/fs.hpp"
 
@@ -38,14 +39,18 @@ bool is_folder_name(const std::string& name) {
   });
 }
 
-// The run and Fixit configs the study writes live in the study folder: a compile cache named
-// relative to the study file is resolved first.
+// The run and Fixit configs the study writes live in the study folder: every folder setting
+// (the setting table's folders: caches, kept artefacts) named relative to the study file is
+// resolved first.
 void resolve_cache(Json& config, const fs::path& dir) {
   if (!config.contains("evaluation") || !config["evaluation"].is_object()) return;
   Json& evaluation = config["evaluation"];
-  for (const char* key : {"compile_cache", "keep_artifacts"})
-    if (evaluation.contains(key) && evaluation[key].is_string())
+  for (const auto& row : eval::setting_table()) {
+    const std::string key(row.field);
+    if (row.type == eval::SettingType::kFolder && evaluation.contains(key) &&
+        evaluation[key].is_string())
       evaluation[key] = resolve(dir, evaluation[key].get<std::string>()).string();
+  }
 }
 
 // A replay provider's `path` named relative to the study file (the configs the study writes

@@ -3,8 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,182 +11,14 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 
 #include "ptxbench/util/check.hpp"
 #include "ptxbench/util/child_processes.hpp"
-
-extern char** environ;
+#include "ptxbench/util/live_process.hpp"
+#include "ptxbench/util/spawn.hpp"
 
 namespace ptxbench::util {
 namespace {
-
-// Owns one file descriptor; closes it on destruction.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Fd& operator=(Fd&& other) noexcept {
-    reset();
-    fd_ = std::exchange(other.fd_, -1);
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  int get() const { return fd_; }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
-
-struct Pipe {
-  Fd read;
-  Fd write;
-};
-
-Pipe make_pipe() {
-  int fds[2];
-  PTXBENCH_CHECK(::pipe2(fds, O_CLOEXEC) == 0, std::strerror(errno));
-  return Pipe{Fd(fds[0]), Fd(fds[1])};
-}
-
-std::vector<std::string> merged_environment(
-    const std::vector<std::pair<std::string, std::string>>& overrides) {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    std::string entry(*e);
-    auto eq = entry.find('=');
-    if (eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
-  }
-  for (const auto& [key, value] : overrides) env[key] = value;
-  std::vector<std::string> out;
-  out.reserve(env.size());
-  for (const auto& [key, value] : env) out.push_back(key + "=" + value);
-  return out;
-}
-
-std::vector<char*> c_strings(std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  for (auto& s : strings) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
-
-// Appends what is readable on `fd` to `sink` up to `cap`; returns false at end of stream.
-bool drain(int fd, std::string& sink, std::size_t cap, bool& truncated) {
-  char buffer[65536];
-  ssize_t n = ::read(fd, buffer, sizeof buffer);
-  if (n < 0) return errno == EINTR || errno == EAGAIN;
-  if (n == 0) return false;
-  std::size_t room = sink.size() < cap ? cap - sink.size() : 0;
-  std::size_t keep = std::min<std::size_t>(room, static_cast<std::size_t>(n));
-  sink.append(buffer, keep);
-  if (keep < static_cast<std::size_t>(n)) truncated = true;
-  return true;
-}
-
-// The keeper's answer to PR_SET_PDEATHSIG: ptxbench is gone, so its group goes too.
-void kill_own_group(int) {
-  ::kill(0, SIGKILL);
-}
-
-// Runs in the forked child, which stays as the process group's leader (the "keeper"): it
-// starts the program as its own child and exits as the program did. If ptxbench dies first,
-// even by SIGKILL, the kernel sends the keeper SIGTERM and it kills the whole group (nvcc and
-// its cicc/ptxas children), so nothing keeps running. Only async-signal-safe calls.
-[[noreturn]] void keep_group(pid_t program) {
-  ::close_range(0, ~0U, 0);  // hold no descriptor of ptxbench's (its pipes, its run lock)
-  int status = 0;
-  while (::waitpid(program, &status, 0) < 0) {
-    if (errno != EINTR) ::_exit(127);
-  }
-  if (WIFEXITED(status)) ::_exit(WEXITSTATUS(status));
-  const int signal_number = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
-  rlimit no_core{0, 0};
-  ::setrlimit(RLIMIT_CORE, &no_core);
-  ::signal(signal_number, SIG_DFL);
-  ::kill(::getpid(), signal_number);
-  ::_exit(128 + signal_number);
-}
-
-// In the keeper (whose signal mask is already empty), before the program starts: arm the death
-// signal, then check the parent did not die before it was armed.
-void arm_death_signal(pid_t ptxbench_pid) {
-  struct sigaction action {};
-  action.sa_handler = &kill_own_group;
-  ::sigaction(SIGTERM, &action, nullptr);
-  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-  if (::getppid() != ptxbench_pid) kill_own_group(0);
-}
-
-// Everything the child needs, prepared before fork: after it, only async-signal-safe calls.
-struct Launch {
-  std::string exe_path;
-  std::vector<std::string> argv;
-  std::vector<std::string> envp;
-  std::vector<char*> argv_c;
-  std::vector<char*> envp_c;
-  std::string workdir;
-  Pipe out = make_pipe(), err = make_pipe(), in = make_pipe();
-  Pipe exec_status = make_pipe();  // the child writes errno here when it cannot start
-  Fd dev_null{::open("/dev/null", O_RDONLY | O_CLOEXEC)};
-
-  Launch(std::string exe, const ProcessSpec& spec)
-      : exe_path(std::move(exe)),
-        argv(spec.argv),
-        envp(merged_environment(spec.env)),
-        argv_c(c_strings(argv)),
-        envp_c(c_strings(envp)),
-        workdir(spec.working_dir.string()) {}
-  Launch(const Launch&) = delete;  // argv_c and envp_c point into argv and envp
-  Launch& operator=(const Launch&) = delete;
-};
-
-// In the child: reports errno through the status pipe and exits.
-[[noreturn]] void fail_start(const Launch& launch) {
-  int e = errno;
-  [[maybe_unused]] auto w = ::write(launch.exec_status.write.get(), &e, sizeof e);
-  ::_exit(127);
-}
-
-// The forked child: it becomes the group's keeper and forks the program, which gets its
-// descriptors, limits and working folder and execs. Only async-signal-safe calls.
-[[noreturn]] void start_in_child(const ProcessSpec& spec, const Launch& launch,
-                                 pid_t ptxbench_pid) {
-  ::setpgid(0, 0);
-  // The parent may block SIGTERM/SIGINT for its signal thread (termination.hpp): the mask is
-  // inherited across exec, and a child must start with none blocked.
-  sigset_t none;
-  ::sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  arm_death_signal(ptxbench_pid);
-  const pid_t program = ::fork();
-  if (program < 0) fail_start(launch);
-  if (program > 0) keep_group(program);
-  ::signal(SIGTERM, SIG_DFL);
-  int stdin_fd = spec.stdin_text ? launch.in.read.get() : launch.dev_null.get();
-  ::dup2(stdin_fd, STDIN_FILENO);
-  ::dup2(launch.out.write.get(), STDOUT_FILENO);
-  ::dup2(launch.err.write.get(), STDERR_FILENO);
-  if (spec.address_space_limit_bytes) {
-    rlimit limit{*spec.address_space_limit_bytes, *spec.address_space_limit_bytes};
-    ::setrlimit(RLIMIT_AS, &limit);
-  }
-  for (const auto& extra : spec.limits) {
-    rlimit limit{extra.value, extra.value};
-    ::setrlimit(static_cast<__rlimit_resource_t>(extra.resource), &limit);
-  }
-  for (int fd : spec.inherited_fds) ::fcntl(fd, F_SETFD, 0);  // clears FD_CLOEXEC
-  if (!launch.workdir.empty() && ::chdir(launch.workdir.c_str()) != 0) fail_start(launch);
-  ::execve(launch.exe_path.c_str(), launch.argv_c.data(), launch.envp_c.data());
-  fail_start(launch);
-}
 
 // The deadline, held while the caller says so (ProcessSpec::hold_deadline).
 struct Deadline {
@@ -201,10 +31,10 @@ struct Deadline {
 
 // Feeds stdin (non-blocking) while reading both outputs, until both close, the deadline passes
 // or the caller stops the process (result.timed_out / result.stopped say which).
-void exchange_io(const ProcessSpec& spec, Launch& launch, const Deadline& deadline,
+void exchange_io(const ProcessSpec& spec, detail::Spawned& launch, const Deadline& deadline,
                  ProcessResult& result) {
   std::string_view pending = spec.stdin_text ? std::string_view(*spec.stdin_text) : "";
-  Fd& in = launch.in.write;
+  detail::Fd& in = launch.in;
   if (spec.stdin_text) {
     ::fcntl(in.get(), F_SETFL, O_NONBLOCK);
     if (pending.empty()) in.reset();
@@ -228,11 +58,11 @@ void exchange_io(const ProcessSpec& spec, Launch& launch, const Deadline& deadli
     int out_i = -1, err_i = -1, in_i = -1;
     if (out_open) {
       out_i = static_cast<int>(n);
-      fds[n++] = {launch.out.read.get(), POLLIN, 0};
+      fds[n++] = {launch.out.get(), POLLIN, 0};
     }
     if (err_open) {
       err_i = static_cast<int>(n);
-      fds[n++] = {launch.err.read.get(), POLLIN, 0};
+      fds[n++] = {launch.err.get(), POLLIN, 0};
     }
     if (in.get() >= 0) {
       in_i = static_cast<int>(n);
@@ -243,11 +73,11 @@ void exchange_io(const ProcessSpec& spec, Launch& launch, const Deadline& deadli
     if (ready < 0 && errno != EINTR) break;
     if (ready <= 0) continue;
     if (out_i >= 0 && fds[out_i].revents != 0)
-      out_open = drain(launch.out.read.get(), result.stdout_text, spec.output_cap_bytes,
-                       result.stdout_truncated);
+      out_open = detail::drain(launch.out.get(), result.stdout_text, spec.output_cap_bytes,
+                               result.stdout_truncated);
     if (err_i >= 0 && fds[err_i].revents != 0)
-      err_open = drain(launch.err.read.get(), result.stderr_text, spec.output_cap_bytes,
-                       result.stderr_truncated);
+      err_open = detail::drain(launch.err.get(), result.stderr_text, spec.output_cap_bytes,
+                               result.stderr_truncated);
     if (in_i >= 0 && fds[in_i].revents != 0) {
       ssize_t w = ::write(in.get(), pending.data(), pending.size());
       if (w > 0) pending.remove_prefix(static_cast<std::size_t>(w));
@@ -314,44 +144,18 @@ std::string ProcessResult::describe_end() const {
 }
 
 ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
-  PTXBENCH_CHECK(!spec.argv.empty(), "empty argv");
   ProcessResult result;
-  if (children_stopped()) {
-    result.spawn_error = "ptxbench is stopping";
-    return result;
-  }
-  auto exe = find_in_path(spec.argv[0]);
-  if (!exe) {
-    result.spawn_error = spec.argv[0] + ": not found";
-    return result;
-  }
-  Launch launch(exe->string(), spec);
-
   auto start = std::chrono::steady_clock::now();
-  const pid_t ptxbench_pid = ::getpid();
-  pid_t pid = ::fork();
-  PTXBENCH_CHECK(pid >= 0, std::strerror(errno));
-  if (pid == 0) start_in_child(spec, launch, ptxbench_pid);
-  ::setpgid(pid, pid);        // also from the parent, so the group exists before any kill
-  register_child_group(pid);  // when stopping has begun this kills the group at once
-  launch.out.write.reset();
-  launch.err.write.reset();
-  launch.in.read.reset();
-  launch.exec_status.write.reset();
-
-  int exec_errno = 0;
-  if (::read(launch.exec_status.read.get(), &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
-    ::waitpid(pid, nullptr, 0);
-    unregister_child_group(pid);
-    result.spawn_error = fmt::format("{}: {}", launch.exe_path, std::strerror(exec_errno));
+  detail::Spawned spawned = detail::spawn(spec, spec.stdin_text.has_value());
+  if (!spawned.started()) {
+    result.spawn_error = spawned.error;
     return result;
   }
   result.started = true;
-
   const Deadline deadline{.at = start + spec.timeout, .spec = spec};
-  exchange_io(spec, launch, deadline, result);
-  const int status = reap(pid, spec, deadline, result);
-  unregister_child_group(pid);
+  exchange_io(spec, spawned, deadline, result);
+  const int status = reap(spawned.pid, spec, deadline, result);
+  unregister_child_group(spawned.pid);
   result.wall = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - start);
   if (!result.timed_out && !result.stopped) {
@@ -359,6 +163,15 @@ ProcessResult SystemProcessRunner::run(const ProcessSpec& spec) {
     if (WIFSIGNALED(status)) result.term_signal = WTERMSIG(status);
   }
   return result;
+}
+
+Expected<std::unique_ptr<LiveProcess>> ProcessRunner::start(const ProcessSpec& spec) {
+  return make_error(spec.argv.empty() ? std::string("empty argv")
+                                      : spec.argv[0] + ": this runner starts no live processes");
+}
+
+Expected<std::unique_ptr<LiveProcess>> SystemProcessRunner::start(const ProcessSpec& spec) {
+  return start_live_process(spec);
 }
 
 }  // namespace ptxbench::util

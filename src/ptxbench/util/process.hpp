@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "ptxbench/util/expected.hpp"
+
 namespace ptxbench::util {
 
 // One resource limit set in the child before exec (setrlimit; soft = hard = value).
@@ -70,16 +72,23 @@ struct ProcessResult {
   std::string describe_end() const;
 };
 
+class LiveProcess;  // live_process.hpp
+
 // The seam for tests: a FakeProcessRunner answers without running anything.
 class ProcessRunner {
  public:
   virtual ~ProcessRunner() = default;
   virtual ProcessResult run(const ProcessSpec& spec) = 0;
+  // A process the caller talks to while it runs (live_process.hpp); the spec's stdin_text and
+  // timeout are not used (the caller writes lines and bounds each read). A runner that cannot
+  // start one says so (the default).
+  virtual Expected<std::unique_ptr<LiveProcess>> start(const ProcessSpec& spec);
 };
 
 class SystemProcessRunner final : public ProcessRunner {
  public:
   ProcessResult run(const ProcessSpec& spec) override;
+  Expected<std::unique_ptr<LiveProcess>> start(const ProcessSpec& spec) override;
 };
 
 // Finds an executable by name in PATH; nullopt when absent.

@@ -44,7 +44,7 @@ Replies clean_replies(int trials) {
   return r;
 }
 
-// The replies read as WorkerGpuStages reads them, then judged; an unreadable reply is ptxbench's
+// The replies read as StageSequence reads them, then judged; an unreadable reply is ptxbench's
 // INTERNAL_ERROR.
 CorrectnessJudgement judge(const std::vector<WorkerJob>& jobs, const std::vector<bool>& headline,
                            const json& candidate, const json& judge) {

@@ -8,14 +8,14 @@
 
 #include "gpu_test_support.hpp"
 #include "ptxbench/eval/correctness/accuracy_rule.hpp"
-#include "ptxbench/eval/gpu_pipeline/worker_gpu_stages.hpp"
+#include "ptxbench/eval/gpu_pipeline/stage_sequence.hpp"
 #include "ptxbench/util/fs.hpp"
 
 namespace ptxbench::eval::worker {
 namespace {
 
-using gpu_pipeline::WorkerGpuStages;
-using gpu_pipeline::WorkerGpuStagesOptions;
+using gpu_pipeline::StageSequence;
+using gpu_pipeline::StageSequenceOptions;
 
 task::Task gemm_task() {
   task::Task t;
@@ -73,11 +73,11 @@ CompiledCandidate candidate(const std::string& name) {
 
 class GpuStagesTest : public ::testing::Test {
  protected:
-  static WorkerGpuStagesOptions options(bool sanitize) {
-    WorkerGpuStagesOptions o{.worker = PTXBENCH_WORKER_PATH,
-                             .call_timeout = std::chrono::seconds(5),
-                             .sanitize = sanitize,
-                             .prove_execution = false};
+  static StageSequenceOptions options(bool sanitize) {
+    StageSequenceOptions o{.worker = PTXBENCH_WORKER_PATH,
+                           .call_timeout = std::chrono::seconds(5),
+                           .sanitize = sanitize,
+                           .prove_execution = false};
     o.timing.max_seconds = 0.5;
     // Small enough that the resident-set guard stops gemm_host_oom's page-by-page touching well
     // within the 5 s call deadline (at the default 16 GiB the deadline came first on the H200).
@@ -98,7 +98,7 @@ class GpuStagesTest : public ::testing::Test {
     return e;
   }
 
-  WorkerGpuStages stages_{options(false), std::make_shared<util::SystemProcessRunner>()};
+  StageSequence stages_{options(false), std::make_shared<util::SystemProcessRunner>()};
 };
 
 const TimingStats& headline_timing(const Evaluation& e) {
@@ -160,7 +160,7 @@ TEST_F(GpuStagesTest, TimingRecordsLaunchResourcesAndTheSpeedOfLight) {
 // Under the sanitizer an honest backward is judged on its own merits (it was FORBIDDEN for a race
 // racecheck reported inside cuDNN's kernel), and one that runs a cuDNN kernel itself is not.
 TEST_F(GpuStagesTest, BackwardUnderTheSanitizerIsChargedOnlyForItsOwnKernels) {
-  WorkerGpuStages with_sanitizer(options(true), std::make_shared<util::SystemProcessRunner>());
+  StageSequence with_sanitizer(options(true), std::make_shared<util::SystemProcessRunner>());
   Evaluation honest;
   honest.arch = arch::Arch::kHopper;
   auto start = std::chrono::steady_clock::now();
@@ -182,7 +182,7 @@ TEST_F(GpuStagesTest, BackwardUnderTheSanitizerIsChargedOnlyForItsOwnKernels) {
 // A slow but correct candidate under both sanitizer tools: the whole verdict stays bounded, and
 // a racecheck that did not finish says "not checked", never "passed".
 TEST_F(GpuStagesTest, ASlowCandidatesSanitizeStageIsBoundedAndHonest) {
-  WorkerGpuStages with_sanitizer(options(true), std::make_shared<util::SystemProcessRunner>());
+  StageSequence with_sanitizer(options(true), std::make_shared<util::SystemProcessRunner>());
   Evaluation e;
   e.arch = arch::Arch::kHopper;
   auto start = std::chrono::steady_clock::now();
@@ -278,9 +278,9 @@ INSTANTIATE_TEST_SUITE_P(
 TEST_F(GpuStagesTest, DeviceMemoryCapStopsAnAllocationTheGpuCouldHold) {
   Evaluation uncapped = evaluate(gemm_task(), "gemm_device_hoard");
   EXPECT_EQ(uncapped.verdict, Verdict::kPassed) << uncapped.message;
-  WorkerGpuStagesOptions capped_options = options(false);
+  StageSequenceOptions capped_options = options(false);
   capped_options.device_memory_limit_bytes = 1ull << 30;
-  WorkerGpuStages capped(capped_options, std::make_shared<util::SystemProcessRunner>());
+  StageSequence capped(capped_options, std::make_shared<util::SystemProcessRunner>());
   Evaluation e;
   e.arch = arch::Arch::kHopper;
   capped.run(gemm_task(), candidate("gemm_device_hoard"), e);
@@ -298,9 +298,10 @@ TEST_F(GpuStagesTest, DeviceMemoryCapStopsAnAllocationTheGpuCouldHold) {
 // the same totals and accuracy figures as judging afresh; a wrong candidate is still wrong.
 TEST_F(GpuStagesTest, TheReferenceCacheGivesTheFiguresOfAFreshJudge) {
   util::TempDir cache("ptxbench-reference-cache-");
-  WorkerGpuStagesOptions cached_options = options(false);
+  StageSequenceOptions cached_options = options(false);
   cached_options.reference_cache_dir = cache.path();
-  WorkerGpuStages cached(cached_options, std::make_shared<util::SystemProcessRunner>());
+  cached_options.settings.reference_cache = true;
+  StageSequence cached(cached_options, std::make_shared<util::SystemProcessRunner>());
   std::string why;
   ASSERT_TRUE(cached.available(arch::Arch::kHopper, why)) << why;
   for (const auto& [task, name] : {std::pair{gemm_task(), "gemm_naive"},
@@ -357,7 +358,7 @@ TEST_F(GpuStagesTest, TheReferenceCacheGivesTheFiguresOfAFreshJudge) {
 }
 
 TEST_F(GpuStagesTest, SanitizerCatchesTheOutOfBoundsWrite) {
-  WorkerGpuStages with_sanitizer(options(true), std::make_shared<util::SystemProcessRunner>());
+  StageSequence with_sanitizer(options(true), std::make_shared<util::SystemProcessRunner>());
   Evaluation e;
   e.arch = arch::Arch::kHopper;
   // Its own kernels, as the pipeline's static SASS names them: an error in a kernel the candidate

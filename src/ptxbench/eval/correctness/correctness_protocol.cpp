@@ -67,6 +67,8 @@ JudgedOutput judged_output_from(const json& j) {
   return o;
 }
 
+}  // namespace
+
 json to_json(const JudgeTrial& t) {
   json outputs = json::array();
   for (const auto& o : t.outputs) outputs.push_back(to_json(o));
@@ -82,8 +84,6 @@ JudgeTrial judge_trial_from(const json& j) {
                     .input_hashes = required<std::vector<std::string>>(j, "input_hashes"),
                     .outputs = read_array(j, "outputs", judged_output_from)};
 }
-
-}  // namespace
 
 json to_json(const CandidateReply& reply) {
   json jobs = json::array();

@@ -75,6 +75,10 @@ struct JudgeReply {
 nlohmann::json to_json(const CandidateReply& reply);
 util::Expected<CandidateReply> candidate_reply_from_json(const nlohmann::json& body);
 nlohmann::json to_json(const JudgeReply& reply);
+// One judged trial (the warm judge's compare reply carries one); judge_trial_from throws
+// worker::ProtocolError.
+nlohmann::json to_json(const JudgeTrial& trial);
+JudgeTrial judge_trial_from(const nlohmann::json& json);
 util::Expected<JudgeReply> judge_reply_from_json(const nlohmann::json& body);
 
 }  // namespace ptxbench::eval::correctness

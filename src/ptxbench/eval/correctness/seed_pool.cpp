@@ -1,4 +1,5 @@
 #include "ptxbench/eval/correctness/seed_pool.hpp"
+#include "ptxbench/eval/cache_folders.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -93,16 +94,7 @@ std::array<std::uint64_t, 2> random_salt() {
 }
 
 std::filesystem::path default_salt_file() {
-  std::filesystem::path root;
-  if (const char* dir = std::getenv("PTXBENCH_CACHE_DIR"); dir != nullptr && *dir != '\0') {
-    root = dir;
-  } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
-    root = std::filesystem::path(xdg) / "ptxbench";
-  } else {
-    const char* home = std::getenv("HOME");
-    root = std::filesystem::path(home != nullptr ? home : "/tmp") / ".cache" / "ptxbench";
-  }
-  return root / "seed-pool.salt";
+  return cache_root() / "seed-pool.salt";
 }
 
 std::optional<std::array<std::uint64_t, 2>> installation_salt(const std::filesystem::path& file) {

@@ -201,7 +201,8 @@ std::vector<std::filesystem::path> ncu_installation_dirs(
 }
 
 util::Expected<std::vector<NcuKernelCounts>> run_ncu_counts(util::ProcessRunner& runner,
-                                                            const NcuRequest& request) {
+                                                            const NcuRequest& request,
+                                                            double* seconds) {
   PTXBENCH_CHECK(!request.program_argv.empty(), "run_ncu_counts without a program");
   util::ProcessSpec spec;
   spec.argv = ncu_arguments(request);
@@ -212,6 +213,7 @@ util::Expected<std::vector<NcuKernelCounts>> run_ncu_counts(util::ProcessRunner&
   for (auto& dir : ncu_installation_dirs(request.ncu)) spec.read_paths.push_back(std::move(dir));
   spec.loopback_ip_sockets = true;  // ncu reaches its target over TCP on loopback
   const util::ProcessResult result = runner.run(spec);
+  if (seconds != nullptr) *seconds = std::chrono::duration<double>(result.wall).count();
   if (!result.started) return util::make_error("ncu could not start: " + result.spawn_error);
   if (result.timed_out) return util::make_error("ncu ran past its deadline");
   auto counts = parse_ncu_raw_csv(result.stdout_text);
@@ -348,12 +350,12 @@ KernelExecution execution_from_ncu(const std::vector<NcuKernelCounts>& counts,
 
 void fill_inconclusive_with_ncu(util::ProcessRunner& runner, const NcuRequest& request,
                                 const sass::SassModule& module, arch::Arch arch,
-                                std::vector<KernelExecution>& kernels) {
+                                std::vector<KernelExecution>& kernels, double* ncu_seconds) {
   const bool needed = std::any_of(kernels.begin(), kernels.end(), [](const KernelExecution& k) {
     return k.evidence == ExecutionEvidence::kInconclusive;
   });
   if (!needed) return;
-  const auto counts = run_ncu_counts(runner, request);
+  const auto counts = run_ncu_counts(runner, request, ncu_seconds);
   for (KernelExecution& execution : kernels) {
     if (execution.evidence != ExecutionEvidence::kInconclusive) continue;
     if (!counts) {

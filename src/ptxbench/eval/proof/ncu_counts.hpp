@@ -82,7 +82,8 @@ std::vector<std::filesystem::path> ncu_installation_dirs(
 
 // One ncu process around the program. Whatever goes wrong comes back as an error.
 util::Expected<std::vector<NcuKernelCounts>> run_ncu_counts(util::ProcessRunner& runner,
-                                                            const NcuRequest& request);
+                                                            const NcuRequest& request,
+                                                            double* seconds = nullptr);
 
 // ncu's counts for one kernel of the candidate's module. With per-opcode counts from every
 // launch, every family is measured and GMMA FLOPs come from each executed shape; otherwise GMMA
@@ -95,8 +96,10 @@ KernelExecution execution_from_ncu(const std::vector<NcuKernelCounts>& counts,
 // Replaces every inconclusive execution by ncu's when ncu measured that kernel; runs ncu only
 // when some execution is inconclusive. Kernels outside the module (cuBLAS's nvjet_*) are never
 // looked up, so their counts cannot reach the candidate's families.
+// `ncu_seconds` (if given) gets ncu's wall time when it ran, else stays as it is.
 void fill_inconclusive_with_ncu(util::ProcessRunner& runner, const NcuRequest& request,
                                 const sass::SassModule& module, arch::Arch arch,
-                                std::vector<KernelExecution>& kernels);
+                                std::vector<KernelExecution>& kernels,
+                                double* ncu_seconds = nullptr);
 
 }  // namespace ptxbench::eval

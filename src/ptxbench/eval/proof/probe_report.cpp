@@ -6,7 +6,8 @@
 
 namespace ptxbench::eval {
 
-ProbeReport run_probe(util::ProcessRunner& runner, const ProbeInvocation& invocation) {
+ProbeReport run_probe(util::ProcessRunner& runner, const ProbeInvocation& invocation,
+                      worker::ProcessCost* cost) {
   worker::WorkerJob job = invocation.job;
   job.request = ProbeRequest{.cubin = invocation.cubin};
   util::ProcessSpec spec;
@@ -17,6 +18,7 @@ ProbeReport run_probe(util::ProcessRunner& runner, const ProbeInvocation& invoca
   spec.read_paths = invocation.read_paths;
   spec.output_cap_bytes = 64u << 20;  // a record per executed pc: a few MB for a large kernel
   const util::ProcessResult result = runner.run(spec);
+  if (cost != nullptr) *cost = worker::process_cost(result);
 
   ProbeReport failed;
   if (!result.started) {

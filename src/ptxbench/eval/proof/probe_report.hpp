@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ptxbench/eval/proof/probe_protocol.hpp"
+#include "ptxbench/eval/worker/worker_client.hpp"
 #include "ptxbench/eval/worker/worker_job.hpp"
 #include "ptxbench/util/process.hpp"
 
@@ -22,7 +23,9 @@ struct ProbeInvocation {
   std::vector<std::filesystem::path> read_paths;  // folders it reads (a sandbox binds them)
 };
 
-// One probe process. Whatever goes wrong comes back as a report with `error`.
-ProbeReport run_probe(util::ProcessRunner& runner, const ProbeInvocation& invocation);
+// One probe process. Whatever goes wrong comes back as a report with `error`; `cost` (if given)
+// gets what the process cost.
+ProbeReport run_probe(util::ProcessRunner& runner, const ProbeInvocation& invocation,
+                      worker::ProcessCost* cost = nullptr);
 
 }  // namespace ptxbench::eval

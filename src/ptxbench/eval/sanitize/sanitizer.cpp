@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <future>
+#include <thread>
 
 #include "ptxbench/eval/kernel_name.hpp"
 #include "ptxbench/eval/sanitize/report_lines.hpp"
@@ -81,7 +84,8 @@ ToolFeatures tool_features(util::ProcessRunner& runner, const std::filesystem::p
 }
 
 bool inconclusive(SanitizerOutcome outcome) {
-  return outcome != SanitizerOutcome::kClean && outcome != SanitizerOutcome::kErrors;
+  return outcome != SanitizerOutcome::kClean && outcome != SanitizerOutcome::kErrors &&
+         outcome != SanitizerOutcome::kNotApplicable;
 }
 
 }  // namespace
@@ -110,6 +114,8 @@ std::string_view to_string(SanitizerOutcome outcome) {
       return "tool failed";
     case SanitizerOutcome::kSkipped:
       return "skipped";
+    case SanitizerOutcome::kNotApplicable:
+      return "not applicable";
     case SanitizerOutcome::kStopped:
       return "stopped";
   }
@@ -226,19 +232,10 @@ SanitizerReport run_sanitizer(util::ProcessRunner& runner, const SanitizerReques
     resolved.compute_sanitizer = *found;
   }
   const ToolFeatures features = tool_features(runner, resolved.compute_sanitizer);
-  for (SanitizerTool tool : resolved.tools) {
-    if (!report.runs.empty() && report.runs.back().outcome == SanitizerOutcome::kTimedOut) {
-      report.runs.push_back({.tool = tool,
-                             .outcome = SanitizerOutcome::kSkipped,
-                             .ending = fmt::format("not run: {} timed out on the same program",
-                                                   to_string(report.runs.back().tool))});
-      continue;
-    }
-    if (resolved.stop && resolved.stop->load()) {
-      report.runs.push_back(
-          {.tool = tool, .outcome = SanitizerOutcome::kStopped, .ending = "not run: stopped"});
-      continue;
-    }
+  // The tools run at once, each on its own run of the program: together they cost the longer of
+  // the two, not their sum. A tool that reports errors stops the others (the verdict is decided).
+  auto found = std::make_shared<std::atomic<bool>>(false);
+  auto run_tool = [&runner, &resolved, &features, found](SanitizerTool tool) {
     util::ProcessSpec spec;
     spec.argv = tool_arguments(tool, resolved, features);
     spec.stdin_text = resolved.program_stdin;
@@ -247,19 +244,67 @@ SanitizerReport run_sanitizer(util::ProcessRunner& runner, const SanitizerReques
     spec.timeout =
         tool == SanitizerTool::kMemcheck ? resolved.memcheck_timeout : resolved.racecheck_timeout;
     spec.output_cap_bytes = 1u << 20;
-    spec.stop = resolved.stop;
+    auto stop = std::make_shared<std::atomic<bool>>(false);
+    spec.stop = stop;
     spec.hold_deadline = resolved.beside_running;
+    // Stopped by the caller or by another tool's finding, whichever comes first.
+    std::atomic<bool> done{false};
+    std::thread watcher([&] {
+      while (!done.load()) {
+        if ((resolved.stop && resolved.stop->load()) || found->load()) stop->store(true);
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    });
     const util::ProcessResult result = runner.run(spec);
+    done.store(true);
+    watcher.join();
     SanitizerRun run{.tool = tool};
     // The tool writes its report to stdout, interleaved with the program's own output.
     run.summary = parse_sanitizer_output(result.stdout_text + "\n" + result.stderr_text);
     run.outcome = judge_sanitizer_run(result, run.summary);
     run.ending = result.started ? result.describe_end() : result.spawn_error;
     run.seconds = std::chrono::duration<double>(result.wall).count();
-    report.runs.push_back(std::move(run));
-    if (report.runs.back().outcome == SanitizerOutcome::kErrors) break;
+    run.cost = worker::process_cost(result);
+    if (run.outcome == SanitizerOutcome::kErrors) found->store(true);
+    return run;
+  };
+  std::vector<std::future<SanitizerRun>> running;
+  for (SanitizerTool tool : resolved.tools) {
+    if (resolved.stop && resolved.stop->load()) {
+      report.runs.push_back(
+          {.tool = tool, .outcome = SanitizerOutcome::kStopped, .ending = "not run: stopped"});
+      continue;
+    }
+    running.push_back(std::async(std::launch::async, run_tool, tool));
+  }
+  for (auto& run : running) report.runs.push_back(run.get());
+  // A tool stopped because another found errors is not a finding of its own: it says so.
+  for (auto& run : report.runs) {
+    if (run.outcome == SanitizerOutcome::kStopped && report.found_errors())
+      run.ending = "stopped: another tool reported errors";
+  }
+  for (SanitizerTool tool : resolved.not_needed) {
+    report.runs.push_back({.tool = tool,
+                           .outcome = SanitizerOutcome::kNotApplicable,
+                           .ending = "not run: no shared-memory instruction in the candidate's "
+                                     "SASS (nothing for it to race on)"});
   }
   return report;
+}
+
+bool racecheck_applies(const sass::SassModule& module) {
+  static constexpr std::string_view kShared[] = {"LDS",    "STS",   "LDSM",  "STSM", "ATOMS",
+                                                 "LDGSTS", "SYNCS", "UTMA",  "UBLK", "HGMMA",
+                                                 "QGMMA",  "IGMMA", "BGMMA", "REDS"};
+  for (const auto& kernel : module.kernels) {
+    for (const auto& instruction : kernel.instructions) {
+      const std::string_view base =
+          std::string_view(instruction.opcode).substr(0, instruction.opcode.find('.'));
+      for (auto prefix : kShared)
+        if (base.starts_with(prefix)) return true;
+    }
+  }
+  return module.kernels.empty();  // nothing disassembled: assume it may
 }
 
 std::optional<std::filesystem::path> find_compute_sanitizer() {

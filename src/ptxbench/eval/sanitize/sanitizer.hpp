@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "ptxbench/eval/worker/worker_client.hpp"
+#include "ptxbench/sass/sass.hpp"
 #include "ptxbench/task/task.hpp"
 #include "ptxbench/util/process.hpp"
 
@@ -47,6 +49,9 @@ enum class SanitizerOutcome {
   kToolFailed,     // the tool could not run or gave no summary (inconclusive)
   kSkipped,        // not run: an earlier tool timed out on the same program (inconclusive)
   kStopped,        // stopped by the caller (SanitizerRequest::stop): inconclusive
+  // Not run: it cannot find anything in this candidate (racecheck on a kernel without a
+  // shared-memory instruction). Not inconclusive: nothing was left unchecked.
+  kNotApplicable,
 };
 std::string_view to_string(SanitizerOutcome outcome);
 
@@ -56,6 +61,8 @@ struct SanitizerRun {
   SanitizerSummary summary;
   std::string ending;  // how the process ended ("exit 86", "timed out after 60 s", ...)
   double seconds = 0;
+  // The tool's process, with the worker's own time inside it when its reply came through.
+  worker::ProcessCost cost;
 };
 
 struct SanitizerRequest {
@@ -67,6 +74,9 @@ struct SanitizerRequest {
   std::vector<std::filesystem::path>
       read_paths;  // folders the program reads (a sandbox binds them)
   std::vector<SanitizerTool> tools = {SanitizerTool::kMemcheck, SanitizerTool::kRacecheck};
+  // Tools left out because they cannot find anything here (racecheck_applies()): reported as
+  // "not applicable", never as passed.
+  std::vector<SanitizerTool> not_needed;
   // Correct candidates took 2-30 s under both tools on the H200 (docs/gpu-results); a hang costs
   // the memcheck deadline plus the correctness stage's call deadline.
   std::chrono::milliseconds memcheck_timeout{std::chrono::seconds(60)};
@@ -139,8 +149,14 @@ std::vector<std::string> kernels_not_from_harness(const std::vector<std::string>
 std::string harness_kernel_substring(task::OpType op_type,
                                      const std::vector<std::string>& candidate_kernels);
 
-// Runs the tools one after another; stops after the first that reports errors.
+// Runs the tools at once, each on its own run of the program; a tool that reports errors stops
+// the others.
 SanitizerReport run_sanitizer(util::ProcessRunner& runner, const SanitizerRequest& request);
+
+// Whether racecheck can find anything in `module`: some kernel has a shared-memory instruction
+// (LDS, STS, LDSM, STSM, ATOMS, LDGSTS, shared-memory barriers, the bulk copies and tensor-core
+// operands that read it). A kernel with none has no shared memory to race on.
+bool racecheck_applies(const sass::SassModule& module);
 
 // The outcome of one finished tool process.
 SanitizerOutcome judge_sanitizer_run(const util::ProcessResult& result,

@@ -1,5 +1,5 @@
 // `ptxbench-worker info` (trusted, runs no candidate): the GPU, driver and libraries, for
-// WorkerGpuStages::available(), the speed of light and the record's toolchain. One type for the
+// StageSequence::available(), the speed of light and the record's toolchain. One type for the
 // device's description: the worker fills it (gpu/device_info.hpp) and the trusted side reads it
 // back; this file is the one place it is written and read as JSON.
 #pragma once

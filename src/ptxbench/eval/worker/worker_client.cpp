@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace ptxbench::eval::worker {
 
@@ -44,6 +45,7 @@ WorkerOutcome judge_worker_process(const util::ProcessResult& result, const Work
   WorkerOutcome outcome;
   outcome.process = result;
   outcome.seconds = static_cast<double>(result.wall.count()) / 1000.0;
+  outcome.cost = process_cost(result);
   bool untrusted = call.trust == Trust::kUntrusted;
   std::string who = fmt::format("ptxbench-worker {}", call.mode);
   auto with_stderr = [&](std::string message) {
@@ -96,6 +98,24 @@ WorkerOutcome call_worker(util::ProcessRunner& runner, const std::filesystem::pa
                          .read_paths = call.read_paths,
                          .write_paths = call.write_paths};
   return judge_worker_process(runner.run(spec), call);
+}
+
+ProcessCost process_cost(const util::ProcessResult& result) {
+  ProcessCost cost{.seconds = static_cast<double>(result.wall.count()) / 1000.0};
+  auto reply = parse_reply(result.stdout_text);
+  if (!reply) return cost;
+  if (auto parts = reply->body.find("parts"); parts != reply->body.end())
+    cost.parts = parts_from_json(*parts);
+  if (auto wall = reply->body.find("wall_s");
+      wall != reply->body.end() && wall->is_number() && std::isfinite(wall->get<double>()))
+    cost.worker_seconds = std::clamp(wall->get<double>(), 0.0, cost.seconds);
+  return cost;
+}
+
+void count_process(StageRecord& record, const ProcessCost& cost) {
+  ++record.processes;
+  add_parts(record.parts, cost.parts);
+  add_part(record.parts, part::kProcess, cost.seconds - cost.worker_seconds.value_or(0.0));
 }
 
 }  // namespace ptxbench::eval::worker

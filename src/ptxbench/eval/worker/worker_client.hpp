@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ptxbench/eval/evaluation.hpp"
+#include "ptxbench/eval/stage_parts.hpp"
 #include "ptxbench/eval/worker/worker_reply.hpp"
 #include "ptxbench/util/process.hpp"
 
@@ -30,11 +31,25 @@ struct WorkerCall {
   std::vector<std::filesystem::path> read_paths;
 };
 
+// What one finished worker process cost: its wall time seen from here, and where it says its own
+// time went (main() to its reply line; stage_parts.hpp): nullopt/empty when it never replied.
+struct ProcessCost {
+  double seconds = 0;
+  std::optional<double> worker_seconds;
+  StageParts parts;
+};
+ProcessCost process_cost(const util::ProcessResult& result);
+
+// Adds one finished worker process to a stage's record: its parts, its cost outside main()
+// (`process`: start, sandbox, exit; the whole wall when it never replied) and one process start.
+void count_process(StageRecord& record, const ProcessCost& cost);
+
 struct WorkerOutcome {
   std::optional<WorkerReply> reply;    // present whenever the worker replied
   Verdict verdict = Verdict::kPassed;  // kPassed when the reply's status is ok
   std::string message;                 // why, when not ok
   double seconds = 0;
+  ProcessCost cost;
   util::ProcessResult process;
 
   bool ok() const { return verdict == Verdict::kPassed; }

@@ -81,6 +81,7 @@ class CandidateRun {
     std::unique_ptr<Baseline> baseline;
     if (operator_derives_inputs(job)) {
       baseline = expect_value(make_baseline(job, stream_.get()), "baseline for derived inputs");
+      process_parts().mark(part::kLibraryReference);
     }
     // The previous trial's tensors stay alive while the next are allocated: new addresses.
     std::optional<DeviceTensors> previous;
@@ -89,15 +90,18 @@ class CandidateRun {
       DeviceTensors tensors = expect_value(
           make_trial_tensors(job, seed, stream_.get(), baseline.get()), "trial tensors");
       std::vector<std::string> before = input_hashes(tensors, stream_.get());
+      process_parts().mark(part::kInputs);
       auto failure = call(job, t, tensors);
       if (failure) return failure;
       std::vector<std::string> after = input_hashes(tensors, stream_.get());
+      process_parts().mark(part::kInputs);
       if (!job.exchange_dir.empty()) {
         const auto& outputs = tensors.outputs();
         for (std::size_t o = 0; o < outputs.size(); ++o) {
           write_output(last_outputs_.at(o),
                        worker::exchange_file(job.exchange_dir, j, t, outputs[o].desc().name));
         }
+        process_parts().mark(part::kCopies);
       }
       record.trials.push_back({.trial = t,
                                .seed = seed,
@@ -118,11 +122,19 @@ class CandidateRun {
     Watchdog watchdog(job.limits.call_timeout, what);
     auto start = std::chrono::steady_clock::now();
     auto raised = library_.call(args, stream_.get());
+    // The snapshot's copies are timed by events apart from the call (stage parts only).
+    (void)cudaEventRecord(copy_start_.get(), stream_.get());
     last_outputs_.clear();
     if (!job.exchange_dir.empty()) last_outputs_ = snapshot_outputs(tensors, stream_.get());
+    (void)cudaEventRecord(copy_end_.get(), stream_.get());
     std::string device_error = synchronize_device();
     last_call_ms_ =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    float copy_ms = 0;
+    if (device_error.empty() &&
+        cudaEventElapsedTime(&copy_ms, copy_start_.get(), copy_end_.get()) != cudaSuccess)
+      copy_ms = 0;
+    process_parts().mark_split(part::kCandidateCalls, part::kCopies, copy_ms / 1000.0);
     if (raised) return Failure{ReplyStatus::kRuntimeError, what + " raised: " + raised->message};
     if (!device_error.empty()) {
       return Failure{ReplyStatus::kRuntimeError, what + " failed on the GPU: " + device_error};
@@ -134,6 +146,8 @@ class CandidateRun {
   const CandidateLibrary& library_;
   bool called_ = false;
   CudaStream stream_;
+  CudaEvent copy_start_;
+  CudaEvent copy_end_;
   double last_call_ms_ = 0;
   std::vector<std::vector<char>> last_outputs_;  // the last call's outputs, in stream order
 };
@@ -143,7 +157,9 @@ class CandidateRun {
 int run_candidate_mode(const std::vector<worker::WorkerJob>& jobs) {
   PTXBENCH_CUDA_CHECK(cudaSetDevice(0));
   PTXBENCH_CUDA_CHECK(cudaFree(nullptr));  // create the context before limiting memory
+  process_parts().mark(part::kContext);
   auto library = CandidateLibrary::open(jobs.front().library);
+  process_parts().mark(part::kModuleLoad);
   if (!library) {
     print_reply(ReplyStatus::kRuntimeError, library.error().message);
     return 0;

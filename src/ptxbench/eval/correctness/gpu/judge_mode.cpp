@@ -89,10 +89,12 @@ reference_cache::ReferenceEntry entry_of(const DeviceTensors& tensors,
 int run_judge_mode(const std::vector<worker::WorkerJob>& jobs) {
   PTXBENCH_CUDA_CHECK(cudaSetDevice(0));
   CudaStream stream;
+  process_parts().mark(part::kContext);
   correctness::JudgeReply reply;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const worker::WorkerJob& job = jobs[j];
     auto baseline = make_baseline(job, stream.get());
+    process_parts().mark(part::kLibraryReference);
     if (!baseline) {
       print_reply(ReplyStatus::kUnsupported, baseline.error().message, to_json(reply));
       return 0;
@@ -108,23 +110,30 @@ int run_judge_mode(const std::vector<worker::WorkerJob>& jobs) {
       for (const auto& input : tensors.inputs()) {
         input_hashes.push_back(fmt::format("{:016x}", input.hash(stream.get())));
       }
+      process_parts().mark(part::kInputs);
       auto cached = references.find(seed);
+      process_parts().mark(part::kCopies);
       std::optional<correctness::gpu::TrialAccuracy> computed;
       if (!cached) {
         baseline.value()->run(tensors.inputs(), tensors.outputs(), stream.get());
+        PTXBENCH_CUDA_CHECK(cudaStreamSynchronize(stream.get()));  // to split the parts
+        process_parts().mark(part::kLibraryReference);
         computed.emplace(job, tensors.inputs(), stream.get());
       }
       correctness::gpu::TrialAccuracy accuracy =
           cached ? restore(job, *cached, tensors, stream.get()) : std::move(*computed);
       PTXBENCH_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+      process_parts().mark(cached ? part::kCopies : part::kPreciseReference);
       // Only whole entries: a reference missing for want of memory now may be there next time.
       if (!cached && references.enabled() && !accuracy.reference().empty())
         references.offer(seed, entry_of(tensors, accuracy));
+      process_parts().mark(part::kCopies);
       std::vector<correctness::JudgedOutput> outputs;
       for (const auto& reference : tensors.outputs()) {
         const auto& desc = reference.desc();
         auto file = worker::exchange_file(job.exchange_dir, j, t, desc.name);
         auto candidate = load_output(file, desc.bytes());
+        process_parts().mark(part::kCopies);
         if (!candidate) {
           print_reply(ReplyStatus::kInternalError, candidate.error().message, to_json(reply));
           return 0;
@@ -135,6 +144,7 @@ int run_judge_mode(const std::vector<worker::WorkerJob>& jobs) {
         correctness::JudgedOutput output{.name = desc.name, .totals = totals};
         accuracy.add_to(output, outputs.size(), candidate->data(), reference, stream.get());
         outputs.push_back(std::move(output));
+        process_parts().mark(part::kComparison);
       }
       record.trials.push_back({.trial = t,
                                .seed = seed,

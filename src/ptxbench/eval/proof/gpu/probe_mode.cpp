@@ -61,13 +61,16 @@ ProbeReport observe(const worker::WorkerJob& job, const ProbeRequest& request) {
   PTXBENCH_CUDA_CHECK(cudaFree(nullptr));
   CUcontext context = nullptr;
   PTXBENCH_CU_CHECK(cuCtxGetCurrent(&context));
+  process_parts().mark(part::kContext);
   auto library = CandidateLibrary::open(job.library);
   if (!library) answer(ReplyStatus::kRuntimeError, library.error().message);
+  process_parts().mark(part::kModuleLoad);
   CudaStream stream;
   auto tensors = expect_value(
       make_trial_tensors(job, worker::trial_seed(job.seed, 0), stream.get()), "probe tensors");
   auto arguments = tensors.arguments();
   PTXBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+  process_parts().mark(part::kInputs);
 
   // Only now, with everything prepared and the GPU idle: a cudaMemset between the session's
   // config and arm() left the window empty on an H200.
@@ -84,6 +87,7 @@ ProbeReport observe(const worker::WorkerJob& job, const ProbeRequest& request) {
   if (!device_error.empty()) {
     answer(ReplyStatus::kRuntimeError, "run() failed on the GPU: " + device_error);
   }
+  process_parts().mark(part::kProfiler);  // the call under CUPTI's instrumentation
 
   const SassMetricsResult result = session.collect();
   ProbeReport report;

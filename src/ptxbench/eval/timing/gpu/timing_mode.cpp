@@ -11,12 +11,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <set>
 #include <vector>
 
-#include "ptxbench/eval/timing/timed_output_rule.hpp"
 #include "ptxbench/eval/correctness/gpu/baseline.hpp"
 #include "ptxbench/eval/correctness/gpu/tensor_kernels.hpp"
 #include "ptxbench/eval/correctness/output_comparison.hpp"
@@ -24,8 +24,9 @@
 #include "ptxbench/eval/timing/gpu/blocking_kernel.hpp"
 #include "ptxbench/eval/timing/gpu/kernel_trace.hpp"
 #include "ptxbench/eval/timing/statistics.hpp"
-#include "ptxbench/eval/timing/timed_call_audit.hpp"
 #include "ptxbench/eval/timing/stream_rule.hpp"
+#include "ptxbench/eval/timing/timed_call_audit.hpp"
+#include "ptxbench/eval/timing/timed_output_rule.hpp"
 #include "ptxbench/eval/timing/timing_protocol.hpp"
 #include "ptxbench/eval/timing/timing_record.hpp"
 #include "ptxbench/eval/worker/gpu/candidate_library.hpp"
@@ -398,31 +399,42 @@ class TimingLoop {
 
 }  // namespace
 
-int run_timing_mode(const worker::WorkerJob& job) {
+int run_timing_mode(const worker::WorkerJob& job, bool wait_for_go) {
   const auto* request = std::get_if<timing::TimingRequest>(&job.request);
   PTXBENCH_CHECK(request != nullptr, "the timing mode needs a timing request");
   PTXBENCH_CUDA_CHECK(cudaSetDevice(0));
   CudaStream stream;
+  process_parts().mark(part::kContext);
   auto baseline = make_baseline(job, stream.get());
   if (!baseline) {
     print_reply(ReplyStatus::kUnsupported, baseline.error().message);
     return 0;
   }
+  process_parts().mark(part::kLibraryReference);
   DeviceTensors tensors =
       expect_value(make_trial_tensors(job, worker::trial_seed(job.seed, kRoundSeedBase),
                                       stream.get(), baseline.value().get()),
                    "timing tensors");
   DeviceTensors baseline_outputs = expect_value(DeviceTensors::allocate(job), "baseline outputs");
+  process_parts().mark(part::kInputs);
   auto library = CandidateLibrary::open(job.library);
   if (!library) {
     print_reply(ReplyStatus::kRuntimeError, library.error().message);
     return 0;
   }
+  process_parts().mark(part::kModuleLoad);
   timing::TimingReply reply;
   auto host_memory = guard_host_memory(job);
   reply.host_memory_budget_bytes = job.limits.host_memory_budget_bytes;
   TimingLoop loop(job, request->options, library.value(), *baseline.value(), tensors,
                   baseline_outputs, stream.get());
+  if (wait_for_go) {
+    // Started ahead of its turn: everything is ready; the GPU is ours once "go" comes.
+    print_reply(ReplyStatus::kOk, "ready", nlohmann::json{{"ready", true}});
+    std::string go;
+    if (!std::getline(std::cin, go) || go != "go") return 0;
+    process_parts().mark(part::kGpuWait);
+  }
   DeviceMemoryCap cap;  // after the harness's own allocations
   if (job.device_memory_limit_bytes > 0) cap = DeviceMemoryCap(job.device_memory_limit_bytes);
   std::optional<std::string> failure;
@@ -435,9 +447,11 @@ int run_timing_mode(const worker::WorkerJob& job) {
     print_reply(ReplyStatus::kRuntimeError, *failure, to_json(reply));
     return 0;
   }
+  process_parts().mark(part::kTimedSamples);
   loop.report(reply);
   bool match = true;
   reply.output_checks = compare_round(job, tensors, baseline_outputs, stream.get(), match);
+  process_parts().mark(part::kComparison);
   if (match && loop.failed_audit()) {  // an audited round differed where the last did not
     match = false;
     reply.output_checks = loop.failed_audit()->second;

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ptxbench/eval/stage_parts.hpp"
 #include "ptxbench/eval/worker/host_memory_guard.hpp"
 #include "ptxbench/eval/worker/worker_job.hpp"
 #include "ptxbench/eval/worker/worker_reply.hpp"
@@ -24,14 +25,21 @@ namespace ptxbench::eval::gpu {
 int run_info_mode();
 int run_candidate_mode(const std::vector<worker::WorkerJob>& jobs);
 int run_judge_mode(const std::vector<worker::WorkerJob>& jobs);
-int run_timing_mode(const worker::WorkerJob& job);
+// With `wait_for_go` (`time --serve`), it answers a "ready" reply once set up and times only
+// after reading the line "go" (a timing process started ahead of its turn on the GPU).
+int run_timing_mode(const worker::WorkerJob& job, bool wait_for_go = false);
 
 // Keeps the reply channel for the worker: the original stdout is duplicated for the replies and
 // file descriptor 1 is pointed at stderr, so whatever the candidate prints (printf, a flood of
 // output) cannot bury or forge the reply line. Called once, first thing in main.
 void reserve_reply_channel();
 
-// Writes the reply line to the reply channel (stdout when none was reserved).
+// Where this process's time goes (stage_parts.hpp): modes mark their parts on it, and every reply
+// carries them with the time since main() began. One per process, like the reply channel.
+PartClock& process_parts();
+
+// Writes the reply line to the reply channel (stdout when none was reserved), with the process's
+// parts and wall time.
 void print_reply(worker::ReplyStatus status, std::string_view message,
                  nlohmann::json body = nlohmann::json::object());
 

@@ -21,6 +21,7 @@ int& reply_fd() {
 }  // namespace
 
 void reserve_reply_channel() {
+  process_parts();  // the clock starts with main()
   std::fflush(stdout);
   int fd = ::dup(STDOUT_FILENO);
   if (fd < 0) return;
@@ -28,7 +29,15 @@ void reserve_reply_channel() {
   reply_fd() = fd;
 }
 
+PartClock& process_parts() {
+  static PartClock clock;
+  return clock;
+}
+
 void print_reply(worker::ReplyStatus status, std::string_view message, nlohmann::json body) {
+  if (!body.is_object()) body = nlohmann::json::object();
+  body["parts"] = parts_to_json(process_parts().parts());
+  body["wall_s"] = process_parts().elapsed_seconds();
   std::string line = worker::format_reply(status, message, std::move(body));
   std::fflush(stdout);
   std::string_view rest = line;

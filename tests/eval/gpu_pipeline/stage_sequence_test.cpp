@@ -1,6 +1,6 @@
-// WorkerGpuStages against a fake worker (fake_worker.cpp): every way a worker process can end
+// StageSequence against a fake worker (fake_worker.cpp): every way a worker process can end
 // must give the right verdict, and the next candidate must evaluate normally.
-#include "ptxbench/eval/gpu_pipeline/worker_gpu_stages.hpp"
+#include "ptxbench/eval/gpu_pipeline/stage_sequence.hpp"
 
 #include <gtest/gtest.h>
 
@@ -35,13 +35,14 @@ task::Task small_gemm_task() {
   return t;
 }
 
-class WorkerGpuStagesTest : public ::testing::Test {
+class StageSequenceTest : public ::testing::Test {
  protected:
-  WorkerGpuStagesTest()
+  StageSequenceTest()
       : exchange_("ptxbench-test-exchange-"),
-        stages_(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+        stages_(StageSequenceOptions{.worker = FAKE_WORKER_PATH,
                                        .cache_dir = exchange_.path() / "cache",
                                        .exchange_root = exchange_.path(),
+ .settings = {.mode = JudgeMode::kFresh},
                                        .candidate_timeout = std::chrono::seconds(3),
                                        .timing_timeout = std::chrono::seconds(3),
                                        .sanitize = false,
@@ -65,10 +66,10 @@ class WorkerGpuStagesTest : public ::testing::Test {
 
   task::Task task_ = small_gemm_task();
   util::TempDir exchange_;
-  WorkerGpuStages stages_;
+  StageSequence stages_;
 };
 
-TEST_F(WorkerGpuStagesTest, AvailabilityComesFromTheWorkersDevice) {
+TEST_F(StageSequenceTest, AvailabilityComesFromTheWorkersDevice) {
   std::string why;
   EXPECT_TRUE(stages_.available(arch::Arch::kHopper, why)) << why;
   EXPECT_FALSE(stages_.available(arch::Arch::kBlackwell, why));
@@ -76,7 +77,7 @@ TEST_F(WorkerGpuStagesTest, AvailabilityComesFromTheWorkersDevice) {
 }
 
 // The verdict cache's key names the GPU by the worker's fingerprint, known once it was asked.
-TEST_F(WorkerGpuStagesTest, TheGpusIdentityComesFromTheWorkersFingerprint) {
+TEST_F(StageSequenceTest, TheGpusIdentityComesFromTheWorkersFingerprint) {
   EXPECT_EQ(stages_.identity(), "");
   std::string why;
   ASSERT_TRUE(stages_.available(arch::Arch::kHopper, why)) << why;
@@ -85,7 +86,7 @@ TEST_F(WorkerGpuStagesTest, TheGpusIdentityComesFromTheWorkersFingerprint) {
 }
 
 // A seed the engine's front chose (seeded_gpu_stages.hpp) is the verdict's seed.
-TEST_F(WorkerGpuStagesTest, ASeedChosenBeforeTheGpuStagesIsUsed) {
+TEST_F(StageSequenceTest, ASeedChosenBeforeTheGpuStagesIsUsed) {
   std::string why;
   ASSERT_TRUE(stages_.available(arch::Arch::kHopper, why)) << why;
   Evaluation e;
@@ -95,8 +96,9 @@ TEST_F(WorkerGpuStagesTest, ASeedChosenBeforeTheGpuStagesIsUsed) {
   EXPECT_EQ(e.input_seed, 4242u);
 }
 
-TEST_F(WorkerGpuStagesTest, NoGpuIsNotAvailable) {
-  WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+TEST_F(StageSequenceTest, NoGpuIsNotAvailable) {
+  StageSequence stages(StageSequenceOptions{.worker = FAKE_WORKER_PATH,
+ .settings = {.mode = JudgeMode::kFresh},
                                                 .worker_env = {{"FAKE_WORKER_NO_GPU", "1"}}},
                          std::make_shared<util::SystemProcessRunner>());
   std::string why;
@@ -104,15 +106,16 @@ TEST_F(WorkerGpuStagesTest, NoGpuIsNotAvailable) {
   EXPECT_EQ(why, "no GPU");
 }
 
-TEST_F(WorkerGpuStagesTest, MissingWorkerIsNotAvailable) {
-  WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = "/no/such/ptxbench-worker"},
+TEST_F(StageSequenceTest, MissingWorkerIsNotAvailable) {
+  StageSequence stages(StageSequenceOptions{.worker = "/no/such/ptxbench-worker",
+ .settings = {.mode = JudgeMode::kFresh}},
                          std::make_shared<util::SystemProcessRunner>());
   std::string why;
   EXPECT_FALSE(stages.available(arch::Arch::kHopper, why));
   EXPECT_FALSE(why.empty());
 }
 
-TEST_F(WorkerGpuStagesTest, CorrectCandidatePassesWithTiming) {
+TEST_F(StageSequenceTest, CorrectCandidatePassesWithTiming) {
   Evaluation e = evaluate("pass");
   EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
   ASSERT_EQ(e.workloads.size(), 2u);
@@ -128,7 +131,7 @@ TEST_F(WorkerGpuStagesTest, CorrectCandidatePassesWithTiming) {
 
 // A scheduler that shares the GPU runs the stages in two calls: together they give the verdict of
 // one run, on the seed the shared phase drew; a verdict the shared phase decides ends there.
-TEST_F(WorkerGpuStagesTest, TheSharedAndExclusivePhasesGiveTheVerdictOfOneRun) {
+TEST_F(StageSequenceTest, TheSharedAndExclusivePhasesGiveTheVerdictOfOneRun) {
   CompiledCandidate passing{.shared_object = "/nowhere/pass.so"};
   Evaluation e;
   e.arch = arch::Arch::kHopper;
@@ -151,7 +154,7 @@ TEST_F(WorkerGpuStagesTest, TheSharedAndExclusivePhasesGiveTheVerdictOfOneRun) {
 }
 
 // The shared phase's device memory grows with the task's largest workload.
-TEST_F(WorkerGpuStagesTest, TheMemoryNeedGrowsWithTheLargestWorkload) {
+TEST_F(StageSequenceTest, TheMemoryNeedGrowsWithTheLargestWorkload) {
   const std::uint64_t small = stages_.shared_memory_need(task_);
   task::Task larger = task_;
   larger.workloads[1].axes["M"] = 1 << 20;
@@ -181,15 +184,16 @@ class RecordingRunner final : public util::ProcessRunner {
 
 // The judge's reference cache: the second verdict with the same seeds finds every trial's
 // references; only the trusted judge is shown the folder; the parent evicts beyond the budget.
-TEST_F(WorkerGpuStagesTest, TheReferenceCacheAnswersRecurringTrialsAndOnlyTheJudgeSeesIt) {
+TEST_F(StageSequenceTest, TheReferenceCacheAnswersRecurringTrialsAndOnlyTheJudgeSeesIt) {
   const auto references = exchange_.path() / "references";
   auto runner = std::make_shared<RecordingRunner>();
-  WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+  StageSequence stages(StageSequenceOptions{.worker = FAKE_WORKER_PATH,
                                                 .cache_dir = exchange_.path() / "cache",
                                                 .exchange_root = exchange_.path(),
+                                                .reference_cache_dir = references,
+                                                .settings = {.mode = JudgeMode::kFresh, .reference_cache = true},
                                                 .sanitize = false,
-                                                .prove_execution = false,
-                                                .reference_cache_dir = references},
+                                                .prove_execution = false},
                          runner);
   std::string why;
   ASSERT_TRUE(stages.available(arch::Arch::kHopper, why)) << why;
@@ -227,15 +231,16 @@ TEST_F(WorkerGpuStagesTest, TheReferenceCacheAnswersRecurringTrialsAndOnlyTheJud
 }
 
 // A relative cache folder ($PTXBENCH_CACHE_DIR=cache) is handed to the judge absolutely.
-TEST_F(WorkerGpuStagesTest, ARelativeReferenceCacheFolderWorks) {
+TEST_F(StageSequenceTest, ARelativeReferenceCacheFolderWorks) {
   const auto cwd = std::filesystem::current_path();
   std::filesystem::current_path(exchange_.path());
-  WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+  StageSequence stages(StageSequenceOptions{.worker = FAKE_WORKER_PATH,
                                                 .cache_dir = exchange_.path() / "cache",
                                                 .exchange_root = exchange_.path(),
+                                                .reference_cache_dir = "relative/references",
+                                                .settings = {.mode = JudgeMode::kFresh, .reference_cache = true},
                                                 .sanitize = false,
-                                                .prove_execution = false,
-                                                .reference_cache_dir = "relative/references"},
+                                                .prove_execution = false},
                          std::make_shared<util::SystemProcessRunner>());
   std::string why;
   ASSERT_TRUE(stages.available(arch::Arch::kHopper, why)) << why;
@@ -250,15 +255,16 @@ TEST_F(WorkerGpuStagesTest, ARelativeReferenceCacheFolderWorks) {
   EXPECT_FALSE(std::filesystem::is_empty(exchange_.path() / "relative" / "references"));
 }
 
-TEST_F(WorkerGpuStagesTest, TheReferenceCacheIsKeptWithinItsBudgetAndOffByDefault) {
+TEST_F(StageSequenceTest, TheReferenceCacheIsKeptWithinItsBudgetAndOffByDefault) {
   const auto references = exchange_.path() / "references";
-  WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+  StageSequence stages(StageSequenceOptions{.worker = FAKE_WORKER_PATH,
                                                 .cache_dir = exchange_.path() / "cache",
                                                 .exchange_root = exchange_.path(),
-                                                .sanitize = false,
-                                                .prove_execution = false,
                                                 .reference_cache_dir = references,
-                                                .reference_cache_bytes = 1},
+                                                .reference_cache_bytes = 1,
+                                                .settings = {.mode = JudgeMode::kFresh, .reference_cache = true},
+                                                .sanitize = false,
+                                                .prove_execution = false},
                          std::make_shared<util::SystemProcessRunner>());
   std::string why;
   ASSERT_TRUE(stages.available(arch::Arch::kHopper, why)) << why;
@@ -276,12 +282,13 @@ TEST_F(WorkerGpuStagesTest, TheReferenceCacheIsKeptWithinItsBudgetAndOffByDefaul
 // In a sandbox a process sees only the folders it is given: every worker reads the baseline
 // cache (the library's algorithm choice; backward derives its inputs with cuDNN), only the
 // trusted judge writes it, and a candidate writes only its exchange folder.
-TEST_F(WorkerGpuStagesTest, EveryWorkerReadsTheBaselineCacheAndOnlyTheJudgeWritesIt) {
+TEST_F(StageSequenceTest, EveryWorkerReadsTheBaselineCacheAndOnlyTheJudgeWritesIt) {
   auto recorder = std::make_shared<RecordingRunner>();
   const auto cache = exchange_.path() / "judge-cache";
-  WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+  StageSequence stages(StageSequenceOptions{.worker = FAKE_WORKER_PATH,
                                                 .cache_dir = cache,
                                                 .exchange_root = exchange_.path(),
+ .settings = {.mode = JudgeMode::kFresh},
                                                 .sanitize = false,
                                                 .prove_execution = false},
                          recorder);
@@ -326,10 +333,10 @@ struct Expectation {
   Stage failed_stage;
 };
 
-class WorkerGpuStagesVerdicts : public WorkerGpuStagesTest,
+class StageSequenceVerdicts : public StageSequenceTest,
                                 public ::testing::WithParamInterface<Expectation> {};
 
-TEST_P(WorkerGpuStagesVerdicts, ThenTheNextCandidateEvaluatesNormally) {
+TEST_P(StageSequenceVerdicts, ThenTheNextCandidateEvaluatesNormally) {
   const Expectation& want = GetParam();
   auto start = std::chrono::steady_clock::now();
   Evaluation bad = evaluate(want.behaviour);
@@ -346,7 +353,7 @@ TEST_P(WorkerGpuStagesVerdicts, ThenTheNextCandidateEvaluatesNormally) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    EveryEnding, WorkerGpuStagesVerdicts,
+    EveryEnding, StageSequenceVerdicts,
     ::testing::Values(
         Expectation{"crash", Verdict::kRuntimeError, "signal", Stage::kCorrectness},
         Expectation{"abort", Verdict::kRuntimeError, "signal", Stage::kCorrectness},
@@ -364,7 +371,7 @@ INSTANTIATE_TEST_SUITE_P(
         Expectation{"hang_timing", Verdict::kTimeout, "timing", Stage::kTiming}),
     [](const auto& param_info) { return std::string(param_info.param.behaviour); });
 
-TEST_F(WorkerGpuStagesTest, JobsCarryTheCandidateAndLimits) {
+TEST_F(StageSequenceTest, JobsCarryTheCandidateAndLimits) {
   CompiledCandidate candidate{.shared_object = "/x/c.so"};
   candidate.sass.kernels.push_back({.name = "_Z6kernelv"});
   auto jobs = stages_.make_jobs(task_, candidate);
@@ -385,15 +392,16 @@ namespace {
 
 // A correct candidate whose GMMA kernel the probe cannot measure (the fake worker has no probe
 // mode): with ncu absent nothing measures it, with ncu counting zero it was not executed.
-class WorkerGpuStagesProof : public WorkerGpuStagesTest {
+class StageSequenceProof : public StageSequenceTest {
  protected:
   Evaluation prove_with(
       const std::filesystem::path& ncu,
       std::shared_ptr<util::ProcessRunner> runner = std::make_shared<util::SystemProcessRunner>()) {
     task_.requested[arch::Arch::kHopper] = {"GMMA"};
-    WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+    StageSequence stages(StageSequenceOptions{.worker = FAKE_WORKER_PATH,
                                                   .cache_dir = exchange_.path() / "cache",
                                                   .exchange_root = exchange_.path(),
+ .settings = {.mode = JudgeMode::kFresh},
                                                   .candidate_timeout = std::chrono::seconds(3),
                                                   .timing_timeout = std::chrono::seconds(3),
                                                   .sanitize = false,
@@ -413,14 +421,14 @@ class WorkerGpuStagesProof : public WorkerGpuStagesTest {
   }
 };
 
-TEST_F(WorkerGpuStagesProof, NothingMeasuredSaysTheExecutionCouldNotBeProven) {
+TEST_F(StageSequenceProof, NothingMeasuredSaysTheExecutionCouldNotBeProven) {
   Evaluation e = prove_with("/no/such/ncu");
   EXPECT_EQ(e.verdict, Verdict::kInstructionsNotExecuted) << e.message;
   EXPECT_NE(e.message.find("could not be proven"), std::string::npos) << e.message;
   EXPECT_EQ(e.message.find("not executed"), std::string::npos) << e.message;
 }
 
-TEST_F(WorkerGpuStagesProof, AMeasuredZeroIsNotExecuted) {
+TEST_F(StageSequenceProof, AMeasuredZeroIsNotExecuted) {
   const std::filesystem::path ncu = exchange_.path() / "ncu";
   {
     std::ofstream script(ncu);
@@ -482,16 +490,17 @@ std::filesystem::path fake_sanitizer(const std::filesystem::path& dir, int secon
   return path;
 }
 
-class WorkerGpuStagesOverlap : public WorkerGpuStagesTest {
+class StageSequenceOverlap : public StageSequenceTest {
  protected:
   Evaluation evaluate_with(const std::string& behaviour, int sanitizer_seconds,
                            std::shared_ptr<util::ProcessRunner> runner,
-                           std::chrono::milliseconds racecheck_timeout = std::chrono::seconds(15)) {
-    WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+                           std::chrono::seconds racecheck_timeout = std::chrono::seconds(15)) {
+    StageSequence stages(StageSequenceOptions{.worker = FAKE_WORKER_PATH,
                                                   .cache_dir = exchange_.path() / "cache",
                                                   .exchange_root = exchange_.path(),
+                                                  .settings = {.mode = JudgeMode::kFresh, .racecheck_timeout =
+                                                                   racecheck_timeout},
                                                   .candidate_timeout = std::chrono::seconds(2),
-                                                  .racecheck_timeout = racecheck_timeout,
                                                   .timing_timeout = std::chrono::seconds(3),
                                                   .compute_sanitizer = fake_sanitizer(
                                                       exchange_.path(), sanitizer_seconds),
@@ -505,7 +514,7 @@ class WorkerGpuStagesOverlap : public WorkerGpuStagesTest {
 };
 
 // The sanitizer runs beside the correctness check (neither is timed); timing runs alone after.
-TEST_F(WorkerGpuStagesOverlap, TheSanitizerOverlapsCorrectnessAndTimingRunsAlone) {
+TEST_F(StageSequenceOverlap, TheSanitizerOverlapsCorrectnessAndTimingRunsAlone) {
   auto runner = std::make_shared<OverlapRunner>();
   Evaluation e = evaluate_with("pass", 1, runner);
   EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
@@ -517,7 +526,7 @@ TEST_F(WorkerGpuStagesOverlap, TheSanitizerOverlapsCorrectnessAndTimingRunsAlone
 
 // A candidate that hangs in the correctness run is TIMEOUT at that run's deadline: the tools
 // beside it (which would hang as long) are stopped, not waited out, and say so.
-TEST_F(WorkerGpuStagesOverlap, AHangStopsTheSanitizerInsteadOfWaitingItOut) {
+TEST_F(StageSequenceOverlap, AHangStopsTheSanitizerInsteadOfWaitingItOut) {
   const auto start = std::chrono::steady_clock::now();
   Evaluation e = evaluate_with("hang", 60, std::make_shared<util::SystemProcessRunner>());
   const auto took = std::chrono::steady_clock::now() - start;
@@ -531,7 +540,7 @@ TEST_F(WorkerGpuStagesOverlap, AHangStopsTheSanitizerInsteadOfWaitingItOut) {
 
 // `ptxbench eval --racecheck-timeout`: racecheck past its deadline is "not checked", and the
 // verdict does not wait for it.
-TEST_F(WorkerGpuStagesOverlap, RacecheckPastItsConfiguredDeadlineIsNotChecked) {
+TEST_F(StageSequenceOverlap, RacecheckPastItsConfiguredDeadlineIsNotChecked) {
   Evaluation e = evaluate_with("pass", 3, std::make_shared<util::SystemProcessRunner>(),
                                std::chrono::seconds(1));
   EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
@@ -543,7 +552,7 @@ TEST_F(WorkerGpuStagesOverlap, RacecheckPastItsConfiguredDeadlineIsNotChecked) {
 
 // While the correctness check beside it still runs (here its judge takes 5 s), racecheck goes on
 // past its deadline and finishes: it delays nothing then.
-TEST_F(WorkerGpuStagesOverlap, RacecheckFinishesPastItsDeadlineWhileCorrectnessRuns) {
+TEST_F(StageSequenceOverlap, RacecheckFinishesPastItsDeadlineWhileCorrectnessRuns) {
   Evaluation e = evaluate_with("slow_judge", 2, std::make_shared<util::SystemProcessRunner>(),
                                std::chrono::seconds(1));
   EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
@@ -560,18 +569,18 @@ namespace {
 
 // --time-workloads: one `worker time` process per timed workload, each workload's record filled,
 // the headline still the evaluation's figure, and any timed workload's failure the stage's.
-class WorkerGpuStagesTimedWorkloads : public WorkerGpuStagesTest {
+class StageSequenceTimedWorkloads : public StageSequenceTest {
  protected:
   Evaluation evaluate_timing(const std::string& behaviour, TimedWorkloads timed) {
-    WorkerGpuStages stages(
-        WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+    StageSequence stages(
+        StageSequenceOptions{.worker = FAKE_WORKER_PATH,
                                .cache_dir = exchange_.path() / "cache",
                                .exchange_root = exchange_.path(),
+                               .settings = {.mode = JudgeMode::kFresh, .timed_workloads = std::move(timed)},
                                .candidate_timeout = std::chrono::seconds(3),
                                .timing_timeout = std::chrono::seconds(3),
                                .sanitize = false,
                                .prove_execution = false,
-                               .timed_workloads = std::move(timed),
                                .worker_env = {{"FAKE_WORKER_LOG", log_.string()}}},
         std::make_shared<util::SystemProcessRunner>());
     Evaluation e;
@@ -601,7 +610,7 @@ class WorkerGpuStagesTimedWorkloads : public WorkerGpuStagesTest {
   std::filesystem::path log_ = exchange_.path() / "calls.log";
 };
 
-TEST_F(WorkerGpuStagesTimedWorkloads, HeadlineOnlyByDefault) {
+TEST_F(StageSequenceTimedWorkloads, HeadlineOnlyByDefault) {
   Evaluation e = evaluate_timing("pass", {});
   EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
   EXPECT_EQ(time_calls(), std::vector<std::string>{"M8"});
@@ -609,7 +618,7 @@ TEST_F(WorkerGpuStagesTimedWorkloads, HeadlineOnlyByDefault) {
   EXPECT_EQ(e.find_stage(Stage::kTiming)->message.find("workloads timed"), std::string::npos);
 }
 
-TEST_F(WorkerGpuStagesTimedWorkloads, NamedWorkloadsAreTimedEachInItsOwnProcess) {
+TEST_F(StageSequenceTimedWorkloads, NamedWorkloadsAreTimedEachInItsOwnProcess) {
   Evaluation e = evaluate_timing("pass", TimedWorkloads{.names = {"M4"}});
   EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
   EXPECT_EQ(time_calls(), (std::vector<std::string>{"M4", "M8"}));
@@ -630,14 +639,14 @@ TEST_F(WorkerGpuStagesTimedWorkloads, NamedWorkloadsAreTimedEachInItsOwnProcess)
   EXPECT_EQ(e.message, message);
 }
 
-TEST_F(WorkerGpuStagesTimedWorkloads, AllTimesEveryWorkload) {
+TEST_F(StageSequenceTimedWorkloads, AllTimesEveryWorkload) {
   Evaluation e = evaluate_timing("pass", TimedWorkloads{.all = true});
   EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
   EXPECT_EQ(time_calls(), (std::vector<std::string>{"M4", "M8"}));
   for (const auto& w : e.workloads) EXPECT_TRUE(w.speedup.has_value()) << w.workload;
 }
 
-TEST_F(WorkerGpuStagesTimedWorkloads, NamesTheTaskLacksAreSkipped) {
+TEST_F(StageSequenceTimedWorkloads, NamesTheTaskLacksAreSkipped) {
   Evaluation e = evaluate_timing("pass", TimedWorkloads{.names = {"M8828"}});
   EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
   EXPECT_EQ(time_calls(), std::vector<std::string>{"M8"});
@@ -650,10 +659,10 @@ struct TimedFailure {
   std::size_t time_calls;  // the failing one included; none after it
 };
 
-class WorkerGpuStagesTimedFailures : public WorkerGpuStagesTimedWorkloads,
+class StageSequenceTimedFailures : public StageSequenceTimedWorkloads,
                                      public ::testing::WithParamInterface<TimedFailure> {};
 
-TEST_P(WorkerGpuStagesTimedFailures, AnyTimedWorkloadFailsTheStage) {
+TEST_P(StageSequenceTimedFailures, AnyTimedWorkloadFailsTheStage) {
   const TimedFailure& want = GetParam();
   Evaluation e = evaluate_timing(want.behaviour, TimedWorkloads{.all = true});
   EXPECT_EQ(e.verdict, want.verdict) << e.message;
@@ -664,7 +673,7 @@ TEST_P(WorkerGpuStagesTimedFailures, AnyTimedWorkloadFailsTheStage) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    OnEitherWorkload, WorkerGpuStagesTimedFailures,
+    OnEitherWorkload, StageSequenceTimedFailures,
     ::testing::Values(
         TimedFailure{"foreign@M4", Verdict::kForbidden, "timing M4: run() launched", 1},
         TimedFailure{"crash_timing@M4", Verdict::kRuntimeError, "timing M4:", 1},
@@ -681,24 +690,24 @@ Evaluation evaluate_unseen(const std::string& behaviour, correctness::UnseenPoli
                            const std::filesystem::path& exchange) {
   task::Task task = small_gemm_task();
   task.unseen.bounds["M"] = {1, 12};  // M in {1, 6 (between 4 and 8), 7, 12}
-  WorkerGpuStages stages(WorkerGpuStagesOptions{.worker = FAKE_WORKER_PATH,
+  StageSequence stages(StageSequenceOptions{.worker = FAKE_WORKER_PATH,
                                                 .cache_dir = exchange / "cache",
                                                 .exchange_root = exchange,
+                                                .settings = {.mode = JudgeMode::kFresh, .unseen = policy},
                                                 .candidate_timeout = std::chrono::seconds(3),
                                                 .timing_timeout = std::chrono::seconds(3),
                                                 .sanitize = false,
-                                                .prove_execution = false,
-                                                .unseen = policy,
-                                                .input_seed = 7},
+                                                .prove_execution = false},
                          std::make_shared<util::SystemProcessRunner>());
   Evaluation e;
   e.arch = arch::Arch::kHopper;
+  e.input_seed = 7;  // as the engine's front chooses it
   CompiledCandidate candidate{.shared_object = "/nowhere/" + behaviour + ".so"};
   stages.run(task, candidate, e);
   return e;
 }
 
-TEST_F(WorkerGpuStagesTest, AnUnseenFailureFailsTheVerdictWithoutNamingTheSize) {
+TEST_F(StageSequenceTest, AnUnseenFailureFailsTheVerdictWithoutNamingTheSize) {
   const Evaluation e =
       evaluate_unseen("wrong_unseen", correctness::UnseenPolicy::kRequire, exchange_.path());
   EXPECT_EQ(e.verdict, Verdict::kIncorrectNumerical) << e.message;
@@ -719,7 +728,7 @@ TEST_F(WorkerGpuStagesTest, AnUnseenFailureFailsTheVerdictWithoutNamingTheSize) 
   EXPECT_FALSE(e.workloads[1].unseen);
 }
 
-TEST_F(WorkerGpuStagesTest, TheReportPolicyRecordsTheGapAndKeepsTheVerdict) {
+TEST_F(StageSequenceTest, TheReportPolicyRecordsTheGapAndKeepsTheVerdict) {
   const Evaluation e =
       evaluate_unseen("wrong_unseen", correctness::UnseenPolicy::kReport, exchange_.path());
   EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
@@ -730,7 +739,7 @@ TEST_F(WorkerGpuStagesTest, TheReportPolicyRecordsTheGapAndKeepsTheVerdict) {
             std::string::npos);
 }
 
-TEST_F(WorkerGpuStagesTest, CorrectOnEveryUnseenWorkloadAndOffRunsNone) {
+TEST_F(StageSequenceTest, CorrectOnEveryUnseenWorkloadAndOffRunsNone) {
   Evaluation e = evaluate_unseen("pass", correctness::UnseenPolicy::kRequire, exchange_.path());
   EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
   ASSERT_TRUE(e.generalisation.has_value());

@@ -1,15 +1,16 @@
-// The GpuStages of a real GPU: the judge's sequence of stages 5-8 of one candidate, each stage
-// in ptxbench-worker processes (worker/ is the process and protocol plumbing they use).
+// The GPU stages of a real GPU: the judge's sequence of stages 5-8 of one candidate. The
+// sequencer (this class) only orders the steps; each step is its own file beside it
+// (steps.hpp), and each stage's judgement lives with its stage (sanitize/, correctness/, proof/,
+// timing/). The steps run in ptxbench-worker processes (worker/ is the process and protocol
+// plumbing they use):
 //
 //  sanitize      compute-sanitizer around `worker candidate` on the smallest workload
-//                (sanitizer.hpp)
 //  correctness   `worker candidate` (untrusted: runs the candidate on every workload's trials and
 //                leaves its outputs in an exchange directory), then `worker judge` (trusted:
 //                regenerates the inputs from the seeds, computes the reference, compares)
-//  dynamic SASS  `worker probe` on the headline workload (dynamic_sass.hpp); kernels it leaves
-//                inconclusive are counted by ncu around one small run (ncu_counts.hpp)
-//  timing        `worker time` on each timed workload (the headline, and whatever
-//                options.timed_workloads adds), one process per workload: candidate and
+//  dynamic SASS  `worker probe` on the headline workload; kernels it leaves inconclusive are
+//                counted by ncu around one small run
+//  timing        `worker time` on each timed workload, one process per workload: candidate and
 //                baseline interleaved
 //
 // Sanitize runs beside correctness (neither is timed); dynamic SASS and timing follow, timing
@@ -20,27 +21,40 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "ptxbench/eval/correctness/generalisation.hpp"
 #include "ptxbench/eval/gpu_stages.hpp"
+
 #include "ptxbench/eval/reference_cache/reference_eviction.hpp"
-#include "ptxbench/eval/timing/timed_workloads.hpp"
+#include "ptxbench/eval/settings.hpp"
 #include "ptxbench/eval/timing/timing_protocol.hpp"
 #include "ptxbench/eval/worker/info_protocol.hpp"
 #include "ptxbench/eval/worker/worker_client.hpp"
 #include "ptxbench/eval/worker/worker_job.hpp"
 #include "ptxbench/util/process.hpp"
 
+namespace ptxbench::eval {
+class GpuNeighbours;  // timing/gpu_neighbours.hpp
+}
+
 namespace ptxbench::eval::gpu_pipeline {
 
-struct WorkerGpuStagesOptions {
+// How the sequence reaches its worker processes and what it may spend; what the user chose of
+// the GPU stages comes whole in `settings` (EvaluationSettings::judge).
+struct StageSequenceOptions {
   std::filesystem::path worker;     // the ptxbench-worker executable
-  std::filesystem::path cache_dir;  // baseline algorithm cache; empty: default_baseline_cache_dir()
+  // The baseline algorithm cache; empty: default_baseline_cache_dir() (cache_folders.hpp).
+  std::filesystem::path cache_dir;
   std::filesystem::path exchange_root;  // empty: default_exchange_root()
+  // The judge's reference cache when settings.reference_cache is on; empty: its default folder
+  // (default_reference_cache_dir()).
+  std::filesystem::path reference_cache_dir;
+  std::uint64_t reference_cache_bytes = reference_cache::kReferenceCacheBytes;
+  JudgeSettings settings;
   int trials = 3;
   timing::TimingOptions timing;
   std::chrono::milliseconds info_timeout{std::chrono::seconds(60)};
@@ -48,7 +62,6 @@ struct WorkerGpuStagesOptions {
   std::chrono::milliseconds judge_timeout{std::chrono::seconds(300)};
   std::chrono::milliseconds probe_timeout{std::chrono::seconds(120)};
   std::chrono::milliseconds ncu_timeout{std::chrono::seconds(120)};
-  std::chrono::milliseconds racecheck_timeout{std::chrono::seconds(15)};  // then "not checked"
   std::chrono::milliseconds timing_timeout{std::chrono::seconds(120)};
   std::chrono::milliseconds call_timeout{std::chrono::seconds(20)};  // one run() and its kernels
   std::uint64_t device_memory_limit_bytes = 0;  // beyond the harness's tensors; 0: no cap
@@ -60,33 +73,34 @@ struct WorkerGpuStagesOptions {
   // Nsight Compute counts the kernels the probe could not (ncu_counts.hpp); empty: no fallback.
   std::filesystem::path ncu = "ncu";
   bool time = true;
-  TimedWorkloads timed_workloads;  // default: the headline only
-  // The task's unseen workloads: judged after the shown ones (correctness/generalisation.hpp).
-  correctness::UnseenPolicy unseen = correctness::UnseenPolicy::kRequire;
-  // The verdict's input seed (correctness/input_seed.hpp); nullopt: drawn per verdict.
-  std::optional<std::uint64_t> input_seed;
   std::vector<std::pair<std::string, std::string>> worker_env;
-  // The judge's reference cache (reference_cache/reference_store.hpp): shown to the trusted
-  // judge only, evicted to `reference_cache_bytes` after each verdict; empty: off.
-  std::filesystem::path reference_cache_dir;
-  std::uint64_t reference_cache_bytes = reference_cache::kReferenceCacheBytes;
+  // The warm judge (settings.mode warm) hands inputs and outputs over in device memory it shares
+  // with the candidate process; false: in shared host memory (docs/gpu-engine.md).
+  bool device_exchange = true;
+  // Device memory the warm judge keeps reference outputs in, when settings.reference_cache is on.
+  std::uint64_t reference_memory_bytes = std::uint64_t{8} << 30;
+  // The GPU this sequence runs on, as the slot names it ("0", a UUID; empty: the first visible),
+  // for NVML's view of who else used it in a timed window.
+  std::string device;
+  // Timing processes start when a candidate's shared stages passed, ready when it holds the GPU.
+  bool start_timing_early = true;
 };
 
-// $PTXBENCH_CACHE_DIR/baselines, else $XDG_CACHE_HOME/ptxbench/baselines, else
-// ~/.cache/ptxbench/baselines.
-std::filesystem::path default_baseline_cache_dir();
-// The folder beside it: .../references.
-std::filesystem::path default_reference_cache_dir();
+class VerdictRun;  // verdict_run.hpp: one candidate's pass through the steps
+class WarmJudge;     // warm_judge.hpp
+class TimingStarts;  // timed_window.hpp
 
-class WorkerGpuStages final : public GpuStages {
+class StageSequence final : public GpuStages {
  public:
-  WorkerGpuStages(WorkerGpuStagesOptions options, std::shared_ptr<util::ProcessRunner> runner);
+  StageSequence(StageSequenceOptions options, std::shared_ptr<util::ProcessRunner> runner);
+  ~StageSequence() override;
 
   bool available(arch::Arch arch, std::string& why) override;
   void run(const task::Task& task, const CompiledCandidate& candidate,
            Evaluation& evaluation) override;
   std::string identity() override;
-  // Sanitize beside correctness; draws and records the verdict's input seed.
+  // Sanitize beside correctness, on the input seed the evaluation carries (drawn here only when
+  // no front chose one).
   bool run_shared(const task::Task& task, const CompiledCandidate& candidate,
                   Evaluation& evaluation) override;
   // The proof, then timing, on the seed the shared phase recorded.
@@ -100,16 +114,20 @@ class WorkerGpuStages final : public GpuStages {
                                            const CompiledCandidate& candidate) const;
 
  private:
-  struct Run;
-  Run make_run(const task::Task& task, const CompiledCandidate& candidate, Evaluation& evaluation);
-  worker::WorkerJob configure(worker::WorkerJob job, const CompiledCandidate& candidate) const;
+  VerdictRun make_run(const task::Task& task, const CompiledCandidate& candidate,
+                            Evaluation& evaluation);
 
-  WorkerGpuStagesOptions options_;
+  StageSequenceOptions options_;
   bool cache_ready_ = false;       // the baseline cache folder exists (made by the constructor)
   bool references_ready_ = false;  // the reference cache folder exists (made likewise)
   std::shared_ptr<util::ProcessRunner> runner_;
   std::optional<worker::WorkerOutcome> info_;    // `worker info`, asked once
   std::optional<worker::InfoReply> info_reply_;  // its reply, once read
+  std::unique_ptr<WarmJudge> warm_;              // settings.mode warm: the slot's judge
+  std::unique_ptr<TimingStarts> timing_starts_;  // timing processes started ahead of their turn
+  std::once_flag neighbours_opened_;
+  std::shared_ptr<GpuNeighbours> neighbours_;    // NVML's view of the GPU; null: not known
+  std::string neighbours_note_;                  // why not
 };
 
 }  // namespace ptxbench::eval::gpu_pipeline
