@@ -10,6 +10,7 @@
 #include "ptxbench/agent/trajectory.hpp"
 #include "ptxbench/fixit/fixit_folder.hpp"
 #include "ptxbench/util/fs.hpp"
+#include "ptxbench/util/generated_text.hpp"
 #include "ptxbench/util/process.hpp"
 
 namespace ptxbench::fixit {
@@ -118,6 +119,44 @@ TEST(RepairKill, AMissingTeacherSaysWhy) {
   EXPECT_NE(result.stderr_text.find(": not repaired: the teacher failed: "), std::string::npos)
       << result.stderr_text;
   EXPECT_NE(result.stderr_text.find("no-such-teacher"), std::string::npos) << result.stderr_text;
+}
+
+// `--teacher-command` is one command line read as a shell reads it: a quoted path with a space
+// is one word, and an unterminated quote is a usage error before anything runs.
+TEST(RepairKill, TheTeacherCommandIsReadAsAShellReadsIt) {
+  util::TempDir work;
+  const fs::path folder_path = work.path() / "fixit";
+  const fs::path state = work.path() / "state";
+  const fs::path teacher = work.path() / "my teachers" / "teacher.sh";
+  fs::create_directories(state);
+  fs::create_directories(teacher.parent_path());
+  fs::copy_file(fs::path(PTXBENCH_TEST_DATA_DIR) / "slow_teacher.sh", teacher);
+  {
+    auto folder = FixitFolder::open(folder_path);
+    ASSERT_TRUE(folder);
+    folder->write_mined(
+        {testing::mined_row("gemm_n7168_k5120", eval::Verdict::kCompileError, 1, 0)});
+  }
+  util::SystemProcessRunner runner;
+  auto repair = [&](const std::string& command_line) {
+    return runner.run({.argv = {PTXBENCH_EXE, "fixit", "repair", "--fixit", folder_path.string(),
+                                "--teacher-command", command_line, "--turns", "1", "--no-gpu"},
+                       .timeout = std::chrono::seconds(120),
+                       .env = {{"PTXBENCH_TEST_STATE", state.string()}}});
+  };
+  auto refused = repair("sh 'teacher.sh");
+  EXPECT_EQ(refused.exit_code, 2) << refused.describe_end();
+  EXPECT_NE(refused.stderr_text.find(
+                "ptxbench fixit repair: --teacher-command: a single quote is not closed"),
+            std::string::npos)
+      << refused.stderr_text;
+  EXPECT_EQ(calls_made(state), 0);
+
+  auto result = repair("sh " + util::shell_quoted(teacher.string()));
+  ASSERT_TRUE(result.succeeded()) << result.describe_end() << "\n" << result.stderr_text;
+  EXPECT_EQ(calls_made(state), 1);
+  EXPECT_NE(result.stdout_text.find("with teacher teacher:"), std::string::npos)
+      << result.stdout_text;
 }
 
 }  // namespace

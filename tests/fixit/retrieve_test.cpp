@@ -303,5 +303,28 @@ TEST(RetrievalFeedback, OnlyRetrievalTrajectoriesBeforeTheirLastTurn) {
   }
 }
 
+// A task the user names: its first turn's query, or a held-out query when the suite lacks it.
+TEST(Retrieval, ANamedTaskIsTheSuitesOrHeldOut) {
+  auto suite = task::load_suite(task::default_tasks_dir());
+  ASSERT_TRUE(suite) << suite.error().message;
+  const task::Task& known = suite->front();
+  auto query = named_task_query(*suite, known.name, arch::Arch::kHopper);
+  EXPECT_EQ(query.task, known.name);
+  EXPECT_EQ(query.family, known.family);
+  EXPECT_EQ(query.heldout, known.split != "train");
+  EXPECT_EQ(query.arch, "hopper");
+  auto unknown = named_task_query(*suite, "no_such_task", arch::Arch::kBlackwell);
+  EXPECT_EQ(unknown.task, "no_such_task");
+  EXPECT_TRUE(unknown.heldout);
+  EXPECT_TRUE(unknown.family.empty());
+  EXPECT_EQ(unknown.arch, "blackwell");
+}
+
+TEST(Retrieval, RelationsByName) {
+  EXPECT_EQ(to_string(TaskRelation::kSameTask), "same task");
+  EXPECT_EQ(to_string(TaskRelation::kSameFamily), "same family");
+  EXPECT_EQ(to_string(TaskRelation::kOther), "other task");
+}
+
 }  // namespace
 }  // namespace ptxbench::fixit

@@ -76,21 +76,21 @@ bool has_errors(const Outcome&) {
 
 }  // namespace
 
-void say_fixit(std::string_view line) {
-  static std::mutex mutex;
-  std::lock_guard lock(mutex);
-  fmt::print(stderr, "  {}\n", line);
-}
-
-fixit::EngineOpener fixit_engine_opener() {
-  return [](const eval::EvaluationSettings& settings,
-            std::string_view stage) -> util::Expected<std::shared_ptr<eval::Engine>> {
+fixit::Environment with_fixit_output(fixit::Environment env) {
+  env.say = [](std::string_view line) {
+    static std::mutex mutex;
+    std::lock_guard lock(mutex);
+    fmt::print(stderr, "  {}\n", line);
+  };
+  env.open_engine = [](const eval::EvaluationSettings& settings,
+                       std::string_view stage) -> util::Expected<std::shared_ptr<eval::Engine>> {
     auto engine = eval::open_engine(settings);
     if (engine)
       if (auto warning = (*engine)->warning())
         fmt::print(stderr, "ptxbench fixit {}: WARNING: {}\n", stage, *warning);
     return engine;
   };
+  return env;
 }
 
 void print_outcome(const fixit::StageOutcome& outcome) {

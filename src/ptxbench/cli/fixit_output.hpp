@@ -10,11 +10,9 @@
 
 namespace ptxbench::cli {
 
-// "  line" on stderr, one line at a time from any thread.
-void say_fixit(std::string_view line);
-
-// The engine opener of every Fixit command: prints the engine's warning.
-fixit::EngineOpener fixit_engine_opener();
+// The environment with the CLI's output: progress lines on stderr ("  line", one at a time from
+// any thread) and an engine opener that prints the engine's warning.
+fixit::Environment with_fixit_output(fixit::Environment env);
 
 void print_outcome(const fixit::StageOutcome& outcome);
 

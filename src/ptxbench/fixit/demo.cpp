@@ -10,10 +10,10 @@ namespace fs = std::filesystem;
 DemoRun plan_demo_run(const Environment& env, const FixitFolder& folder,
                       const fs::path& solutions_dir) {
   agent::SolutionScan scan = agent::scan_solutions(solutions_dir);
-  return DemoRun{.demo = demo::plan_demo(env.suite, scan, prompt::ContextLevel::kNone,
-                                          prompt::default_context_dir(),
-                                          eval::parallel_compiles(env.settings)),
-                 .dir = folder.root() / "source-run"};
+  return DemoRun{
+      .demo = demo::plan_demo(env.suite, scan, prompt::ContextLevel::kNone,
+                              prompt::default_context_dir(), eval::parallel_compiles(env.settings)),
+      .dir = folder.root() / "source-run"};
 }
 
 util::Expected<std::string> execute_demo_run(const DemoRun& run, eval::Engine& engine,
@@ -37,6 +37,36 @@ ChainPlan demo_chain_plan(const DemoRun& run, const fs::path& solutions_dir,
                    .explain = {.limits = {.bin = length}},
                    .include_unverified = true,
                    .kernelgen_runs = {run.dir}};
+}
+
+DemoOutcome run_demo(const Environment& env, const fs::path& folder_path,
+                     const fs::path& solutions_dir, const LengthBin& length,
+                     const DemoObserver& observer) {
+  auto failed = [](const std::string& message) {
+    return DemoOutcome{.failure = StageFailure{.stage = "demo", .message = message}};
+  };
+  auto engine = engine_of(env, "demo");
+  if (!engine) return failed(engine.error().message);
+  auto folder = FixitFolder::open(folder_path);
+  if (!folder) return failed(folder.error().message);
+  const fs::path solutions = solutions_dir.empty() ? agent::default_solutions_dir() : solutions_dir;
+  // 1. The demo run: the project's solutions and broken controls replayed through the loop.
+  DemoRun run = plan_demo_run(env, *folder, solutions);
+  if (observer.on_replay) observer.on_replay(run);
+  auto table = execute_demo_run(run, **engine, observer.run);
+  if (!table) return failed(table.error().message);
+  if (observer.on_table) observer.on_table(*table);
+  // 2-7. The broken controls' failures through the chain.
+  DemoOutcome outcome;
+  ChainObserver chain{.on_begin = observer.chain.on_begin,
+                      .on_outcome = [&](const StageOutcome& stage) {
+                        if (observer.chain.on_outcome) observer.chain.on_outcome(stage);
+                        if (const auto* done = std::get_if<ExportOutcome>(&stage))
+                          outcome.export_dir = done->dir;
+                      }};
+  auto plan = demo_chain_plan(run, solutions, length, eval::parallel_compiles(env.settings));
+  outcome.failure = run_chain(*folder, env, plan, chain);
+  return outcome;
 }
 
 }  // namespace ptxbench::fixit

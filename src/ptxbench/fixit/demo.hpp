@@ -3,10 +3,12 @@
 // over the broken controls' failures with the replay teacher and explainer.
 #pragma once
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 
-#include "ptxbench/demo/demo.hpp"
 #include "ptxbench/agent/run_executor.hpp"
+#include "ptxbench/demo/demo.hpp"
 #include "ptxbench/fixit/chain.hpp"
 #include "ptxbench/fixit/explanation_check.hpp"
 
@@ -29,5 +31,25 @@ util::Expected<std::string> execute_demo_run(const DemoRun& run, eval::Engine& e
 // rows exported (marked), the run's passing turns as KernelGen rows.
 ChainPlan demo_chain_plan(const DemoRun& run, const std::filesystem::path& solutions_dir,
                           const LengthBin& length, int parallel);
+
+// What `fixit demo` reports as it goes (any may be empty).
+struct DemoObserver {
+  std::function<void(const DemoRun& run)> on_replay;       // before the demo run is replayed
+  agent::RunObserver run;                                  // the demo run's turns
+  std::function<void(const std::string& table)> on_table;  // its verdicts against the files'
+  ChainObserver chain;                                     // the chain over its failures
+};
+
+struct DemoOutcome {
+  // The engine, the folder or the demo run failing (stage "demo"), or the chain's failure.
+  std::optional<StageFailure> failure;
+  std::filesystem::path export_dir;  // the export, its card README.md in it
+};
+
+// The whole demo into `folder`: the engine opened first (or refused before anything is
+// written), the demo run replayed, then the chain. `solutions_dir` empty: the built-in one.
+DemoOutcome run_demo(const Environment& env, const std::filesystem::path& folder,
+                     const std::filesystem::path& solutions_dir, const LengthBin& length,
+                     const DemoObserver& observer);
 
 }  // namespace ptxbench::fixit

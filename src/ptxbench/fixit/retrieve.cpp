@@ -70,6 +70,24 @@ RetrievalQuery task_query(const task::Task& task, arch::Arch arch) {
           .arch = std::string(arch::to_string(arch))};
 }
 
+RetrievalQuery named_task_query(const std::vector<task::Task>& suite, const std::string& name,
+                                arch::Arch arch) {
+  if (const task::Task* task = task::find_task(suite, name)) return task_query(*task, arch);
+  return {.task = name, .heldout = true, .arch = std::string(arch::to_string(arch))};
+}
+
+std::string_view to_string(TaskRelation relation) {
+  switch (relation) {
+    case TaskRelation::kSameTask:
+      return "same task";
+    case TaskRelation::kSameFamily:
+      return "same family";
+    case TaskRelation::kOther:
+      break;
+  }
+  return "other task";
+}
+
 std::set<std::string> identifier_set(std::string_view text) {
   std::set<std::string> out;
   std::string word;

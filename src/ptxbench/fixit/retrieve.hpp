@@ -52,8 +52,13 @@ struct RetrievalQuery {
 
 // The query of a task's first turn.
 RetrievalQuery task_query(const task::Task& task, arch::Arch arch);
+// The query of a task named by a user: its first turn's when the suite has the task; else one
+// of the name and the arch only, held out (no held-out row can answer it).
+RetrievalQuery named_task_query(const std::vector<task::Task>& suite, const std::string& name,
+                                arch::Arch arch);
 
 enum class TaskRelation { kOther = 0, kSameFamily = 1, kSameTask = 2 };
+std::string_view to_string(TaskRelation relation);  // "same task", "same family", "other task"
 
 struct RetrievalHit {
   const RetrievalDocument* document = nullptr;

@@ -1,7 +1,7 @@
 // The Fixit stages over one open Fixit folder: each reads the rows of the stage before, runs,
 // merges its rows into those of earlier runs (other selections, other teachers), publishes them
 // atomically and records itself in fixit.json. Each returns what it did as a typed outcome; the
-// CLI prints it (cli/fixit_print). `fixit all` and `fixit demo` chain them (fixit/chain.hpp).
+// CLI prints it (cli/fixit_output). `fixit all` and `fixit demo` chain them (fixit/chain.hpp).
 #pragma once
 #include <filesystem>
 #include <functional>
