@@ -95,7 +95,7 @@ TEST_F(CliEngine, AnUnusableStrictSandboxIsRefusedTheSameWayByEveryCommand) {
 // The engine's flags have one name and one help text in every command, and a command refuses
 // a setting it does not offer.
 TEST_F(CliEngine, EveryCommandOffersTheEngineFlagsWithOneHelpText) {
-  const std::string gpus_help = "all, or a list of GPUs (0,1,3): one worker per GPU";
+  const std::string gpus_help = "all, or a list of GPUs (0,1,3): one GPU slot per GPU";
   for (std::vector<std::string> command : std::vector<std::vector<std::string>>{
            {"eval"}, {"run"}, {"serve"}, {"demo"}, {"fixit", "repair"}, {"fixit", "demo"}}) {
     command.push_back("--help");

@@ -193,7 +193,8 @@ TEST(CliInputErrors, BadSeedPoolsAndVerdictCachesAreUsageErrors) {
        std::vector<std::vector<std::string>>{{"--seed-pool", "-1"},
                                              {"--seed-pool", "1048577"},
                                              {"--verdict-cache", (dir.path() / "file").string()}}) {
-    auto r = ptxbench({"eval", source, "--task", "gemm_n7168_k5120", "--no-gpu", flag[0], flag[1]});
+    auto r = ptxbench({"eval", source, "--task", "gemm_n7168_k5120", "--arch", "hopper", "--no-gpu",
+                       flag[0], flag[1]});
     EXPECT_EQ(r.exit_code, 2) << flag[0] << " " << flag[1] << ": " << r.stderr_text;
     EXPECT_THAT(r.stderr_text, HasSubstr(flag[0]));
   }

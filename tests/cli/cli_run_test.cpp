@@ -194,8 +194,8 @@ TEST(CliEval, KeepArtifactsOnAFileIsAUsageError) {
   util::TempDir dir;
   util::write_file_atomic(dir.path() / "file", "x");
   util::write_file_atomic(dir.path() / "k.cu", "__global__ void k() {}\n");
-  auto r = ptxbench({"eval", (dir.path() / "k.cu").string(), "--task", kTask, "--no-gpu",
-                     "--keep-artifacts", (dir.path() / "file").string()});
+  auto r = ptxbench({"eval", (dir.path() / "k.cu").string(), "--task", kTask, "--arch", "hopper",
+                     "--no-gpu", "--keep-artifacts", (dir.path() / "file").string()});
   EXPECT_EQ(r.exit_code, 2) << r.stderr_text;
   EXPECT_THAT(r.stderr_text, HasSubstr("exists and is not a directory"));
 }

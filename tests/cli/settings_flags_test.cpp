@@ -94,13 +94,13 @@ TEST(SettingTable, FlagsAndFilesShareEveryCheck) {
   // A cache that is a file would silently never cache: refused as a flag and as a field.
   auto flagged = parse_flags({"--verdict-cache", file.string()}, eval::setting_table());
   ASSERT_FALSE(flagged.has_value());
-  EXPECT_THAT(flagged.error().message, HasSubstr("exists and is not a folder"));
+  EXPECT_THAT(flagged.error().message, HasSubstr("exists and is not a directory"));
   for (const char* field : {"compile_cache", "verdict_cache", "keep_artifacts"}) {
     auto read = eval::read_settings(Json{{field, file.string()}}, {}, eval::SettingSet::all(),
                                     "evaluation");
     ASSERT_FALSE(read.has_value()) << field;
     EXPECT_THAT(read.error().message, HasSubstr(std::string("evaluation.") + field));
-    EXPECT_THAT(read.error().message, HasSubstr("exists and is not a folder"));
+    EXPECT_THAT(read.error().message, HasSubstr("exists and is not a directory"));
   }
   auto devnull = eval::read_settings(Json{{"compile_cache", "/dev/null"}}, {},
                                      eval::SettingSet::all(), "evaluation");
@@ -139,7 +139,7 @@ TEST(SettingTable, AProfileIsAPresetTheSettingsBesideItOverride) {
   auto unknown =
       eval::read_settings(Json{{"profile", "fast"}}, {}, eval::SettingSet::all(), "evaluation");
   ASSERT_FALSE(unknown.has_value());
-  EXPECT_THAT(unknown.error().message, HasSubstr("expected benchmark, rl"));
+  EXPECT_THAT(unknown.error().message, HasSubstr("expected benchmark or rl"));
   EXPECT_EQ(eval::EvaluationSettings{}.profile, "benchmark");
 }
 

@@ -161,7 +161,7 @@ TEST(VerdictSettingsText, HoldsWhatDecidesAVerdictOnly) {
   const EvaluationSettings base;
   const auto text = verdict_settings_text(base);
   auto changed = base;
-  changed.unseen = correctness::UnseenPolicy::kReport;
+  changed.judge.unseen = correctness::UnseenPolicy::kReport;
   EXPECT_NE(verdict_settings_text(changed), text);
   changed = base;
   changed.correctness_rule = task::CorrectnessRule::kMatchesLibrary;

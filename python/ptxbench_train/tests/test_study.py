@@ -45,9 +45,7 @@ def teacher_and_fixit(tmp: Path, cache: Path) -> str:
     model: {{provider: replay, path: "{teacher}"}}
     explainer: {{provider: replay, path: "{explainer}"}}
 fixit:
-  gpu: false
-  parallel: 1
-  evaluation: {{compile_cache: "{cache}"}}
+  evaluation: {{gpu: false, parallel: 1, compile_cache: "{cache}"}}
   repair: {{turns: 1, concurrency: 1}}
   include_unverified: true
 """

@@ -20,14 +20,9 @@ void add_settings_flags(CLI::App& command, SettingsFlags& flags, eval::SettingSe
     auto* option = command.add_option(std::string(row.flag), flags.values[field], help);
     if (const auto value = row.get(defaults); !value.is_null())
       option->default_str(eval::setting_value_text(row, value));
-    if (row.type == eval::SettingType::kInteger) {
-      option->check(CLI::Range(row.min, row.max));
-    } else if (!row.choices.empty()) {
-      option->check(
-          CLI::IsMember(std::vector<std::string>(row.choices.begin(), row.choices.end())));
-    } else if (row.type == eval::SettingType::kFolder) {
-      option->type_name("DIR");
-    }
+    // No CLI11 validator: settings_from_flags checks every value through the table, so a flag
+    // and a file's key are refused in the same words.
+    option->type_name(eval::setting_value_name(row));
   }
 }
 

@@ -28,6 +28,13 @@ Json path_or_null(const std::filesystem::path& path) {
   return path.empty() ? Json() : Json(path.string());
 }
 
+// "strict, best-effort or off": the words an error and the help use for a row's choices.
+std::string choice_list(const std::vector<std::string_view>& choices) {
+  if (choices.size() < 2) return fmt::format("{}", fmt::join(choices, ""));
+  return fmt::format("{} or {}", fmt::join(choices.begin(), choices.end() - 1, ", "),
+                     choices.back());
+}
+
 // A folder setting: an existing file (or anything that is not a folder) there is refused, in a
 // file as on the command line (a cache pointed at /dev/null would silently never cache).
 std::string set_folder(std::filesystem::path& target, const Json& value) {
@@ -38,7 +45,7 @@ std::string set_folder(std::filesystem::path& target, const Json& value) {
   if (error && error != std::errc::no_such_file_or_directory)
     return fmt::format("{}: {}", path, error.message());
   if (std::filesystem::exists(status) && !std::filesystem::is_directory(status))
-    return fmt::format("{}: exists and is not a folder", path);
+    return fmt::format("{}: exists and is not a directory", path);
   target = path;
   return {};
 }
@@ -148,8 +155,8 @@ std::vector<SettingRow> make_table() {
                   .field = "gpu",
                   .flag = "--no-gpu",
                   .help =
-                      "run the GPU stages where a GPU of the arch is present; the flag stops after "
-                      "compile and static SASS (verdict NOT_RUN)",
+                      "stop after compile and static SASS (verdict NOT_RUN); without it the GPU "
+                      "stages run where a GPU of the arch is present",
                   .type = SettingType::kBoolean,
                   .flag_sets = false,
                   .get = [](const S& s) { return Json(s.gpu); },
@@ -390,7 +397,7 @@ std::optional<std::string> apply_setting(const SettingRow& row, const Json& valu
       if (!value.is_string()) return std::string("expected a string");
       if (!row.choices.empty() && std::find(row.choices.begin(), row.choices.end(),
                                             value.get<std::string>()) == row.choices.end())
-        return fmt::format("expected {} (got {})", fmt::join(row.choices, ", "), value.dump());
+        return fmt::format("expected {} (got {})", choice_list(row.choices), value.dump());
       break;
   }
   std::string problem = row.set(settings, value);
@@ -418,6 +425,20 @@ util::Expected<Json> setting_value_from_text(const SettingRow& row, std::string_
       return Json(std::string(text));
   }
   return util::make_error("unknown setting type");
+}
+
+std::string setting_value_name(const SettingRow& row) {
+  switch (row.type) {
+    case SettingType::kInteger:
+      return fmt::format("INT in [{} - {}]", row.min, row.max);
+    case SettingType::kBoolean:
+      return "";
+    case SettingType::kFolder:
+      return "DIR";
+    case SettingType::kText:
+      return row.choices.empty() ? "TEXT" : fmt::format("{{{}}}", fmt::join(row.choices, ","));
+  }
+  return "TEXT";
 }
 
 std::string setting_value_text(const SettingRow& row, const Json& value) {

@@ -63,6 +63,9 @@ std::optional<std::string> apply_setting(const SettingRow& row, const nlohmann::
 util::Expected<nlohmann::json> setting_value_from_text(const SettingRow& row,
                                                        std::string_view text);
 
+// The value's form in a flag's help: "INT in [1 - 3600]", "{strict,best-effort,off}", "DIR".
+std::string setting_value_name(const SettingRow& row);
+
 // How a value is shown in help and docs: `unset` for null, plain for numbers and strings.
 std::string setting_value_text(const SettingRow& row, const nlohmann::json& value);
 

@@ -21,8 +21,8 @@ using util::FieldReader;
 
 // `fixit all` fields a study passes on; the rest (folder, runs, teacher, recipes, explain
 // length, export) the study writes itself per variant.
-const std::set<std::string> kFixitFields = {"gpu",    "parallel",           "evaluation", "mine",
-                                            "repair", "include_unverified", "solutions"};
+const std::set<std::string> kFixitFields = {"evaluation", "mine", "repair", "include_unverified",
+                                            "solutions"};
 
 fs::path resolve(const fs::path& base, const std::string& value) {
   if (value.empty()) return {};
