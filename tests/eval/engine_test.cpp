@@ -15,6 +15,7 @@
 #include "ptxbench/compile/compiler.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
+#include "ptxbench/util/live_process.hpp"
 
 namespace ptxbench::eval {
 namespace {
@@ -27,6 +28,10 @@ class FakeToolchainRealWorker final : public util::ProcessRunner {
     const auto tool = std::filesystem::path(spec.argv.front()).filename().string();
     if (tool == "nvcc" || tool == "cuobjdump" || tool == "nvdisasm") return tools.run(spec);
     return system.run(spec);
+  }
+  // The warm judge's server and the candidate's trials process are live processes.
+  util::Expected<std::unique_ptr<util::LiveProcess>> start(const util::ProcessSpec& spec) override {
+    return system.start(spec);
   }
   testing::FakeToolchain tools;
   util::SystemProcessRunner system;

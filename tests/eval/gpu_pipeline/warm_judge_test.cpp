@@ -172,6 +172,21 @@ TEST_F(WarmJudgeTest, AJudgeThatFailsIsStartedAgain) {
   EXPECT_EQ(next.find_stage(Stage::kCorrectness)->processes, 2);  // a new judge, a candidate
 }
 
+// A candidate process that cannot map the judge's device memory: the session moves to shared
+// host memory, later ones start there, and every record says why.
+TEST_F(WarmJudgeTest, DeviceMemoryACandidateCannotMapFallsBackToTheHost) {
+  StageSequenceOptions refusing = options();
+  refusing.worker_env.emplace_back("FAKE_DEVICE_EXCHANGE", "1");
+  refusing.worker_env.emplace_back("FAKE_REFUSE_DEVICE", "1");
+  StageSequence stages(refusing, std::make_shared<util::SystemProcessRunner>());
+  for (int i = 0; i < 2; ++i) {
+    const Evaluation e = evaluate(stages, "pass");
+    EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+    EXPECT_EQ(e.judge, "warm (host exchange: cuMemImportFromShareableHandle: refused)") << i;
+  }
+  EXPECT_EQ(log_lines("trials"), 2);  // the refused candidate never reached its trials
+}
+
 // Timing runs in a process started when the shared stages passed; with no NVML here the window's
 // company is not known, and the record says so rather than claiming the GPU was alone.
 TEST_F(WarmJudgeTest, TheTimedWindowSaysWhatIsKnownOfItsCompany) {

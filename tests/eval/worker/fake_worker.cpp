@@ -189,6 +189,11 @@ void log_line(const std::string& mode, const std::vector<WorkerJob>& jobs) {
   log << '\n';
 }
 
+// The bytes of a tensor the stand-ins read and write.
+std::size_t touched(const TensorDesc& tensor) {
+  return std::min<std::size_t>(tensor.bytes(), 64);
+}
+
 std::string region_hash(const std::byte* data, std::size_t bytes) {
   ptxbench::util::Fnv1a64 hash;
   hash.add(std::string_view(reinterpret_cast<const char*>(data), bytes));
@@ -226,11 +231,13 @@ int judge_server(int control_fd) {
         fds.push_back(session.sets.back().fd());
       }
       log_line("judge", session.jobs);  // the warm judge judges these workloads
+      // FAKE_DEVICE_EXCHANGE: the judge says its sets are device memory (they are host memory
+      // still), so a test can play a candidate that cannot map them.
+      const bool device = open->device_exchange && std::getenv("FAKE_DEVICE_EXCHANGE") != nullptr;
       correctness::OpenReply body{
-          .kind = correctness::ExchangeKind::kHost,
+          .kind = device ? correctness::ExchangeKind::kDevice : correctness::ExchangeKind::kHost,
           .set_bytes = bytes,
-          .baselines = std::vector<std::string>(session.jobs.size(), "fake"),
-          .note = "the CPU stand-in shares host memory"};
+          .baselines = std::vector<std::string>(session.jobs.size(), "fake")};
       reply.update(correctness::to_json(body));
       sessions[open->session] = std::move(session);
     } else if (op == "prepare" || op == "compare") {
@@ -245,13 +252,14 @@ int judge_server(int control_fd) {
         if (job.library.stem() == "kill_judge") std::exit(3);  // the judge itself fails
         const auto placement = correctness::place_trial(job, trial->trial);
         std::vector<std::string> hashes;
+        // Only each tensor's first bytes are touched: a stand-in need not move gigabytes.
         for (std::size_t i = 0; i < job.inputs.size(); ++i) {
-          std::memset(set.data() + placement.inputs[i], static_cast<int>(i + 1),
-                      job.inputs[i].bytes());
-          hashes.push_back(region_hash(set.data() + placement.inputs[i], job.inputs[i].bytes()));
+          const std::size_t n = touched(job.inputs[i]);
+          std::memset(set.data() + placement.inputs[i], static_cast<int>(i + 1), n);
+          hashes.push_back(region_hash(set.data() + placement.inputs[i], n));
         }
         for (std::size_t o = 0; o < job.outputs.size(); ++o)
-          std::memset(set.data() + placement.outputs[o], 0xff, job.outputs[o].bytes());
+          std::memset(set.data() + placement.outputs[o], 0xff, touched(job.outputs[o]));
         const std::string key =
             job.workload + "/" + std::to_string(trial_seed(job.seed, trial->trial));
         const bool cached = session.reference_cache && !kept.insert(key).second;
@@ -264,7 +272,7 @@ int judge_server(int control_fd) {
         correctness::CompareReply body;
         for (std::size_t i = 0; i < job.inputs.size(); ++i)
           body.input_hashes_after.push_back(
-              region_hash(set.data() + placement.inputs[i], job.inputs[i].bytes()));
+              region_hash(set.data() + placement.inputs[i], touched(job.inputs[i])));
         body.trial = correctness::JudgeTrial{.trial = trial->trial,
                                              .seed = trial_seed(job.seed, trial->trial),
                                              .input_hashes = session.hashes.at(trial->set)};
@@ -303,6 +311,11 @@ int trials() {
     reply(ReplyStatus::kInternalError, session.error().message);
     return 2;
   }
+  if (session->kind == correctness::ExchangeKind::kDevice &&
+      std::getenv("FAKE_REFUSE_DEVICE") != nullptr) {
+    reply(ReplyStatus::kInternalError, "exchange memory: cuMemImportFromShareableHandle: refused");
+    return 2;
+  }
   std::vector<SharedMemory> sets;
   for (int fd : session->set_fds) {
     auto set = SharedMemory::map(fd, session->set_bytes);
@@ -314,6 +327,7 @@ int trials() {
   }
   const std::string stem = session->jobs.front().library.stem().string();
   log_line("trials", session->jobs);
+  reply(ReplyStatus::kOk, "ready");
   std::fflush(stdout);
   while (std::getline(std::cin, line)) {
     auto trial = correctness::candidate_trial_from_json(json::parse(line, nullptr, false));
@@ -332,7 +346,7 @@ int trials() {
     if (behaviour != "unwritten") {
       const int fill = behaviour == "wrong" ? 1 : 0;
       for (std::size_t o = 0; o < job.outputs.size(); ++o)
-        std::memset(set.data() + trial->placement.outputs[o], fill, job.outputs[o].bytes());
+        std::memset(set.data() + trial->placement.outputs[o], fill, touched(job.outputs[o]));
     }
     if (behaviour == "modify" && !job.inputs.empty())
       set.data()[trial->placement.inputs[0]] = std::byte{0x7f};

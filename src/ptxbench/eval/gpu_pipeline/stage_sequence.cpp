@@ -11,10 +11,10 @@
 #include "ptxbench/eval/gpu_pipeline/steps.hpp"
 #include "ptxbench/eval/gpu_pipeline/timed_window.hpp"
 #include "ptxbench/eval/gpu_pipeline/warm_judge.hpp"
-#include "ptxbench/eval/timing/gpu_neighbours.hpp"
-#include "ptxbench/util/live_process.hpp"
 #include "ptxbench/eval/task_fingerprint.hpp"
+#include "ptxbench/eval/timing/gpu_neighbours.hpp"
 #include "ptxbench/task/unseen_workloads.hpp"
+#include "ptxbench/util/live_process.hpp"
 
 namespace ptxbench::eval::gpu_pipeline {
 namespace {
@@ -91,11 +91,8 @@ StageSequence::StageSequence(StageSequenceOptions options,
     references_ready_ = !made;
   }
   if (options_.settings.mode == JudgeMode::kWarm) {
-    WarmJudgeOptions warm{.worker = options_.worker,
-                          .env = options_.worker_env,
-                          .reference_memory_bytes = options_.settings.reference_cache
-                                                        ? options_.reference_memory_bytes
-                                                        : 0};
+    // The reference memory is set once the GPU's size is known (available()).
+    WarmJudgeOptions warm{.worker = options_.worker, .env = options_.worker_env};
     if (cache_ready_) warm.write_paths.push_back(options_.cache_dir);
     warm_ = std::make_unique<WarmJudge>(std::move(warm), runner_);
   }
@@ -124,6 +121,12 @@ bool StageSequence::available(arch::Arch arch, std::string& why) {
       return false;
     }
     info_reply_ = std::move(*parsed);
+    if (warm_ && options_.settings.reference_cache) {
+      const std::uint64_t quarter =
+          static_cast<std::uint64_t>(std::max<std::int64_t>(0, info_reply_->memory_bytes)) / 4;
+      warm_->set_reference_memory(
+          options_.reference_memory_bytes > 0 ? options_.reference_memory_bytes : quarter);
+    }
   }
   const auto& want = arch::info(arch);
   int major = info_reply_->cc_major, minor = info_reply_->cc_minor;
@@ -209,8 +212,10 @@ void StageSequence::run_exclusive(const task::Task& task, const CompiledCandidat
                                   Evaluation& evaluation) {
   std::call_once(neighbours_opened_, [this] {
     auto opened = open_gpu_neighbours(options_.device);
-    if (opened) neighbours_ = *opened;
-    else neighbours_note_ = "who else used the GPU is not known: " + opened.error().message;
+    if (opened)
+      neighbours_ = *opened;
+    else
+      neighbours_note_ = "who else used the GPU is not known: " + opened.error().message;
   });
   auto run = make_run(task, candidate, evaluation);
   exclusive_stages(run);

@@ -46,7 +46,7 @@ namespace ptxbench::eval::gpu_pipeline {
 // How the sequence reaches its worker processes and what it may spend; what the user chose of
 // the GPU stages comes whole in `settings` (EvaluationSettings::judge).
 struct StageSequenceOptions {
-  std::filesystem::path worker;     // the ptxbench-worker executable
+  std::filesystem::path worker;  // the ptxbench-worker executable
   // The baseline algorithm cache; empty: default_baseline_cache_dir() (cache_folders.hpp).
   std::filesystem::path cache_dir;
   std::filesystem::path exchange_root;  // empty: default_exchange_root()
@@ -77,8 +77,9 @@ struct StageSequenceOptions {
   // The warm judge (settings.mode warm) hands inputs and outputs over in device memory it shares
   // with the candidate process; false: in shared host memory (docs/gpu-engine.md).
   bool device_exchange = true;
-  // Device memory the warm judge keeps reference outputs in, when settings.reference_cache is on.
-  std::uint64_t reference_memory_bytes = std::uint64_t{8} << 30;
+  // Device memory the warm judge keeps reference outputs in, when settings.reference_cache is on;
+  // 0: a quarter of the GPU's memory.
+  std::uint64_t reference_memory_bytes = 0;
   // The GPU this sequence runs on, as the slot names it ("0", a UUID; empty: the first visible),
   // for NVML's view of who else used it in a timed window.
   std::string device;
@@ -86,7 +87,7 @@ struct StageSequenceOptions {
   bool start_timing_early = true;
 };
 
-class VerdictRun;  // verdict_run.hpp: one candidate's pass through the steps
+class VerdictRun;    // verdict_run.hpp: one candidate's pass through the steps
 class WarmJudge;     // warm_judge.hpp
 class TimingStarts;  // timed_window.hpp
 
@@ -115,7 +116,7 @@ class StageSequence final : public GpuStages {
 
  private:
   VerdictRun make_run(const task::Task& task, const CompiledCandidate& candidate,
-                            Evaluation& evaluation);
+                      Evaluation& evaluation);
 
   StageSequenceOptions options_;
   bool cache_ready_ = false;       // the baseline cache folder exists (made by the constructor)
@@ -126,8 +127,8 @@ class StageSequence final : public GpuStages {
   std::unique_ptr<WarmJudge> warm_;              // settings.mode warm: the slot's judge
   std::unique_ptr<TimingStarts> timing_starts_;  // timing processes started ahead of their turn
   std::once_flag neighbours_opened_;
-  std::shared_ptr<GpuNeighbours> neighbours_;    // NVML's view of the GPU; null: not known
-  std::string neighbours_note_;                  // why not
+  std::shared_ptr<GpuNeighbours> neighbours_;  // NVML's view of the GPU; null: not known
+  std::string neighbours_note_;                // why not
 };
 
 }  // namespace ptxbench::eval::gpu_pipeline

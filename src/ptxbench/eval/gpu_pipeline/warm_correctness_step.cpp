@@ -46,7 +46,8 @@ struct TrialResult {
 // The live parts of a warm correctness check.
 class WarmSession {
  public:
-  WarmSession(VerdictRun& run, WarmJudge& judge) : run_(run), judge_(judge), id_(next_session_id()) {}
+  WarmSession(VerdictRun& run, WarmJudge& judge)
+      : run_(run), judge_(judge), id_(next_session_id()) {}
   ~WarmSession() { close(); }
 
   // The verdict's stage record is filled; false when the chain stops here.
@@ -58,7 +59,11 @@ class WarmSession {
     std::string message;
   };
   std::optional<Failure> open();
+  std::optional<Failure> open_session(bool device);
   std::optional<Failure> start_candidate(std::vector<worker::ReceivedFd> fds);
+  // The candidate process failed, ended or hung after `line` (if any): judged as a finished
+  // worker process is.
+  Failure await_end(const std::optional<std::string>& line, const TrialSlot& slot);
   std::optional<Failure> prepare(const TrialSlot& slot);
   // Hands the trial to the candidate, then waits for its answer: nullopt when it ran (its
   // outputs are the judge's to see). The judge prepares the next trial in between.
@@ -71,6 +76,7 @@ class WarmSession {
   bool judge_jobs(std::size_t first_job, std::size_t last_job, bool unseen);
   bool fail(Verdict verdict, const std::string& message);
   void close();
+  void close_session();  // the judge frees the session's memory
   void count_costs();
 
   VerdictRun& run_;
@@ -88,19 +94,41 @@ class WarmSession {
   double candidate_wait_s_ = 0;  // time spent waiting for the candidate's replies
   int judge_starts_before_ = 0;
   bool costs_counted_ = false;
+  bool candidate_ready_ = false;
+  std::string device_refusal_;  // why the candidate could not map device memory
 };
+
+// How the candidate process says it could not map the judge's device memory.
+constexpr std::string_view kExchangeRefused = "exchange memory: ";
 
 constexpr std::chrono::seconds kJudgeTimeout{300};
 
 std::optional<WarmSession::Failure> WarmSession::open() {
   judge_starts_before_ = judge_.starts();
+  const bool refused = judge_.device_exchange_refused();
+  auto failed = open_session(run_.options().device_exchange && !refused);
+  if (refused && !failed)
+    run_.e.judge = fmt::format("warm (host exchange: {})", judge_.device_refusal());
+  if (failed || candidate_ready_) return failed;
+  // The candidate could not map the judge's device memory: the session goes to shared host
+  // memory, and so do this judge's later ones (the record says why).
+  const std::string why = device_refusal_;
+  judge_.refuse_device_exchange(why);
+  close_session();
+  id_ = next_session_id();
+  failed = open_session(false);
+  if (!failed) exchange_.note = why;
+  run_.e.judge = fmt::format("warm (host exchange: {})", why);
+  return failed;
+}
+
+std::optional<WarmSession::Failure> WarmSession::open_session(bool device) {
   std::vector<worker::WorkerJob> jobs = run_.jobs;
   for (auto& job : jobs) job.request = session::JudgeRequest{};
-  const session::OpenRequest request{
-      .session = id_,
-      .jobs = std::move(jobs),
-      .reference_cache = run_.options().settings.reference_cache,
-      .device_exchange = run_.options().device_exchange};
+  const session::OpenRequest request{.session = id_,
+                                     .jobs = std::move(jobs),
+                                     .reference_cache = run_.options().settings.reference_cache,
+                                     .device_exchange = device};
   auto reply = judge_.request(session::to_json(request), kJudgeTimeout);
   if (!reply) return Failure{Verdict::kInternalError, "judge: " + reply.error().message};
   auto parsed = session::open_reply_from_json(reply->body);
@@ -110,16 +138,18 @@ std::optional<WarmSession::Failure> WarmSession::open() {
     return Failure{Verdict::kInternalError, "judge: the open reply lacks its exchange sets"};
   opened_ = true;
   exchange_ = std::move(*parsed);
-  run_.e.judge = fmt::format("warm ({} exchange)", session::to_string(exchange_.kind));
+  run_.e.judge = exchange_.note.empty()
+                     ? fmt::format("warm ({} exchange)", session::to_string(exchange_.kind))
+                     : fmt::format("warm ({} exchange: {})", session::to_string(exchange_.kind),
+                                   exchange_.note);
   return start_candidate(std::move(reply->fds));
 }
 
 std::optional<WarmSession::Failure> WarmSession::start_candidate(
     std::vector<worker::ReceivedFd> fds) {
   const auto& options = run_.options();
-  session::CandidateSession first{.jobs = run_.jobs,
-                                  .kind = exchange_.kind,
-                                  .set_bytes = exchange_.set_bytes};
+  session::CandidateSession first{
+      .jobs = run_.jobs, .kind = exchange_.kind, .set_bytes = exchange_.set_bytes};
   util::ProcessSpec spec{.argv = {options.worker.string(), "trials"},
                          .output_cap_bytes = 4u << 20,
                          .env = options.worker_env};
@@ -131,12 +161,31 @@ std::optional<WarmSession::Failure> WarmSession::start_candidate(
   auto started = run_.context.runner.start(spec);
   // The candidate has its own copies now; ours close with `fds`.
   if (!started)
-    return Failure{Verdict::kInternalError, "the candidate process could not start: " +
-                                                started.error().message};
+    return Failure{Verdict::kInternalError,
+                   "the candidate process could not start: " + started.error().message};
   candidate_ = std::move(*started);
   if (!candidate_->write_line(session::to_json(first).dump()))
     return Failure{Verdict::kRuntimeError, "the candidate process ended before its first trial"};
-  return std::nullopt;
+  // Its first answer: ready (the sets mapped, the candidate loaded), or why not.
+  auto line = candidate_->read_line(options.candidate_timeout);
+  std::optional<worker::WorkerReply> reply;
+  if (line) {
+    if (auto parsed = worker::parse_reply(*line)) reply = std::move(*parsed);
+  }
+  if (reply && reply->status == worker::ReplyStatus::kOk && reply->message == "ready") {
+    candidate_ready_ = true;
+    return std::nullopt;
+  }
+  if (reply && reply->status == worker::ReplyStatus::kInternalError &&
+      reply->message.starts_with(kExchangeRefused) &&
+      exchange_.kind == session::ExchangeKind::kDevice) {
+    device_refusal_ = reply->message.substr(kExchangeRefused.size());
+    const auto ended = candidate_->finish(std::chrono::seconds(5));
+    worker::count_process(run_.e.stage(Stage::kCorrectness), worker::process_cost(ended));
+    candidate_.reset();
+    return std::nullopt;  // open() falls back to the host
+  }
+  return await_end(line, TrialSlot{});
 }
 
 std::optional<WarmSession::Failure> WarmSession::prepare(const TrialSlot& slot) {
@@ -147,8 +196,10 @@ std::optional<WarmSession::Failure> WarmSession::prepare(const TrialSlot& slot) 
   auto parsed = session::prepare_reply_from_json(reply->body);
   if (!parsed) return Failure{Verdict::kInternalError, "judge: " + parsed.error().message};
   add_parts(judge_parts_, parsed->parts);
-  if (parsed->reference_cached) ++run_.reference_counts.hits;
-  else ++run_.reference_counts.misses;
+  if (parsed->reference_cached)
+    ++run_.reference_counts.hits;
+  else
+    ++run_.reference_counts.misses;
   results_[{slot.job, slot.trial}].prepared = std::move(*parsed);
   return std::nullopt;
 }
@@ -180,6 +231,12 @@ std::optional<WarmSession::Failure> WarmSession::await_trial(const TrialSlot& sl
     results_[{slot.job, slot.trial}].call_ms = reply->body.value("call_ms", 0.0);
     return std::nullopt;
   }
+  return await_end(line, slot);
+}
+
+WarmSession::Failure WarmSession::await_end(const std::optional<std::string>& line,
+                                            const TrialSlot& slot) {
+  const auto& options = run_.options();
   // The trial failed, or the process ended or hung: judged as a finished worker process is, so
   // every ending reads as it does with fresh judges.
   const bool hung = !line && candidate_->timed_out();
@@ -325,6 +382,10 @@ void WarmSession::count_costs() {
 
 void WarmSession::close() {
   count_costs();
+  close_session();
+}
+
+void WarmSession::close_session() {
   if (!opened_) return;
   opened_ = false;
   (void)judge_.request(json{{"op", "close"}, {"session", id_}}, kJudgeTimeout, false);

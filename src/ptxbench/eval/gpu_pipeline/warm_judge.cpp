@@ -21,6 +21,26 @@ int WarmJudge::starts() const {
   return starts_;
 }
 
+void WarmJudge::set_reference_memory(std::uint64_t bytes) {
+  std::lock_guard lock(mutex_);
+  options_.reference_memory_bytes = bytes;
+}
+
+void WarmJudge::refuse_device_exchange(std::string why) {
+  std::lock_guard lock(mutex_);
+  device_refused_ = std::move(why);
+}
+
+bool WarmJudge::device_exchange_refused() const {
+  std::lock_guard lock(mutex_);
+  return device_refused_.has_value();
+}
+
+std::string WarmJudge::device_refusal() const {
+  std::lock_guard lock(mutex_);
+  return device_refused_.value_or("");
+}
+
 void WarmJudge::stop_locked() {
   if (socket_) socket_.reset();  // the judge sees end of stream and exits
   if (process_) {
@@ -36,16 +56,16 @@ util::Expected<bool> WarmJudge::ensure_started() {
   if (!pair) return pair.error();
   auto& [ours, theirs] = *pair;
   theirs.inheritable();
-  util::ProcessSpec spec{
-      .argv = {options_.worker.string(), "judge-server", "--control-fd",
-               std::to_string(theirs.fd()), "--reference-memory",
-               std::to_string(options_.reference_memory_bytes)},
-      .output_cap_bytes = 1u << 20,
-      .env = options_.env,
-      .inherited_fds = {theirs.fd()},
-      .write_paths = options_.write_paths};
+  util::ProcessSpec spec{.argv = {options_.worker.string(), "judge-server", "--control-fd",
+                                  std::to_string(theirs.fd()), "--reference-memory",
+                                  std::to_string(options_.reference_memory_bytes)},
+                         .output_cap_bytes = 1u << 20,
+                         .env = options_.env,
+                         .inherited_fds = {theirs.fd()},
+                         .write_paths = options_.write_paths};
   auto started = runner_->start(spec);
-  if (!started) return util::make_error("the warm judge could not start: " + started.error().message);
+  if (!started)
+    return util::make_error("the warm judge could not start: " + started.error().message);
   ++starts_;
   process_ = std::move(*started);
   socket_.emplace(std::move(ours));
@@ -89,7 +109,8 @@ util::Expected<WarmJudge::Reply> WarmJudge::request(const json& message,
   if (body.is_discarded() || !body.is_object() || body.value("id", std::uint64_t{0}) != id) {
     process_->kill();
     stop_locked();
-    return util::make_error("the warm judge answered out of turn: " + received->line.substr(0, 200));
+    return util::make_error("the warm judge answered out of turn: " +
+                            received->line.substr(0, 200));
   }
   if (!body.value("ok", false))
     return util::make_error("the warm judge: " + body.value("message", std::string("failed")));

@@ -51,6 +51,13 @@ class WarmJudge {
                                 bool start = true);
   // Judge processes started so far (a verdict counts the starts it caused).
   int starts() const;
+  // The device memory a judge started from now on may keep reference outputs in.
+  void set_reference_memory(std::uint64_t bytes);
+  // A candidate process could not map the judge's device memory: later sessions share host
+  // memory (`why` is said in their records).
+  void refuse_device_exchange(std::string why);
+  bool device_exchange_refused() const;
+  std::string device_refusal() const;
 
  private:
   util::Expected<bool> ensure_started();
@@ -62,6 +69,7 @@ class WarmJudge {
   std::unique_ptr<util::LiveProcess> process_;
   std::optional<worker::ControlSocket> socket_;
   int starts_ = 0;
+  std::optional<std::string> device_refused_;
   std::uint64_t next_id_ = 1;
 };
 

@@ -8,6 +8,7 @@
 // sees: a candidate that writes its next inputs early only spoils its own run.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <list>
 #include <map>
@@ -160,15 +161,26 @@ class JudgeServer {
     throw std::invalid_argument("unknown op '" + op + "'");
   }
 
+  // One baseline per shape, the most recently used kBaselines kept (each holds a library
+  // handle, a plan and perhaps a workspace).
   Baseline& baseline_for(const worker::WorkerJob& job) {
+    static constexpr std::size_t kBaselines = 64;
     const std::string key = baseline_key(job);
     auto it = baselines_.find(key);
     if (it == baselines_.end()) {
       auto made = make_baseline(job, stream_.get());
       if (!made) throw std::runtime_error("baseline: " + made.error().message);
-      it = baselines_.emplace(key, std::move(made.value())).first;
+      if (baselines_.size() >= kBaselines) {
+        auto oldest = std::min_element(
+            baselines_.begin(), baselines_.end(),
+            [](const auto& a, const auto& b) { return a.second.last_use < b.second.last_use; });
+        // A session still using it keeps working: sessions look baselines up per trial.
+        baselines_.erase(oldest);
+      }
+      it = baselines_.emplace(key, KeptBaseline{.baseline = std::move(made.value())}).first;
     }
-    return *it->second;
+    it->second.last_use = ++uses_;
+    return *it->second.baseline;
   }
 
   Session& session_of(const std::string& id) {
@@ -370,7 +382,12 @@ class JudgeServer {
 
   worker::ControlSocket socket_;
   CudaStream stream_;
-  std::map<std::string, std::unique_ptr<Baseline>> baselines_;
+  struct KeptBaseline {
+    std::unique_ptr<Baseline> baseline;
+    std::uint64_t last_use = 0;
+  };
+  std::map<std::string, KeptBaseline> baselines_;
+  std::uint64_t uses_ = 0;
   ReferenceMemory references_;
   std::map<std::string, Session> sessions_;
 };

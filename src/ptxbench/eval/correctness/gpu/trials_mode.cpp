@@ -172,6 +172,7 @@ int run_trials_mode() {
   process_parts().mark(part::kModuleLoad);
   auto host_memory = guard_host_memory(session->jobs.front());
   TrialRunner runner(std::move(*session), std::move(sets), library.value());
+  print_reply(ReplyStatus::kOk, "ready");
   while (std::getline(std::cin, line)) {
     auto request =
         correctness::candidate_trial_from_json(nlohmann::json::parse(line, nullptr, false));
