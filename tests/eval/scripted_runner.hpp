@@ -2,6 +2,7 @@
 // to the first rule whose predicate accepts its argv, and every call is recorded.
 #pragma once
 #include <functional>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,7 +27,9 @@ class ScriptedRunner final : public util::ProcessRunner {
         std::move(result));
   }
 
+  // Safe from several threads (the sanitizer's tools run at once); `calls` is read after.
   util::ProcessResult run(const util::ProcessSpec& spec) override {
+    std::lock_guard lock(mutex_);
     calls.push_back(spec);
     for (const auto& [accepts, result] : rules_) {
       if (accepts(spec)) return result;
@@ -40,6 +43,7 @@ class ScriptedRunner final : public util::ProcessRunner {
 
  private:
   std::vector<std::pair<Predicate, util::ProcessResult>> rules_;
+  std::mutex mutex_;
 };
 
 inline util::ProcessResult exited(int code, std::string out, std::string err = "") {

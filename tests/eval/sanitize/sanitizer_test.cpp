@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "ptxbench/util/fs.hpp"
 #include "scripted_runner.hpp"
@@ -109,26 +113,50 @@ SanitizerRequest request() {
   return r;
 }
 
-TEST(RunSanitizer, MemcheckErrorsStopBeforeRacecheckAndReachTheMessage) {
-  ScriptedRunner runner;
-  runner.on("--help", exited(0, "  --padding <number>   Size in bytes for padding buffer\n"));
-  runner.on("memcheck", exited(kSanitizerErrorExitCode, captured("memcheck_oob_write.txt")));
+// The tools run at once; one that reports errors stops the other, which says why it stopped.
+TEST(RunSanitizer, MemcheckErrorsStopRacecheckAndReachTheMessage) {
+  struct Runner final : util::ProcessRunner {
+    util::ProcessResult run(const util::ProcessSpec& spec) override {
+      const bool racecheck =
+          std::find(spec.argv.begin(), spec.argv.end(), "racecheck") != spec.argv.end();
+      if (!racecheck) return script.run(spec);
+      // Racecheck runs until it is stopped (5 s at most: then the test fails, not hangs).
+      script.run(spec);
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      while (!(spec.stop && spec.stop->load()) && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      auto result = testing::exited(-1, "");
+      result.stopped = spec.stop && spec.stop->load();
+      return result;
+    }
+    ScriptedRunner script;
+  } runner;
+  runner.script.on("--help",
+                   exited(0, "  --padding <number>   Size in bytes for padding buffer\n"));
+  runner.script.on("memcheck", exited(kSanitizerErrorExitCode, captured("memcheck_oob_write.txt")));
   const SanitizerReport report = run_sanitizer(runner, request());
-  ASSERT_EQ(report.runs.size(), 1u);
+  ASSERT_EQ(report.runs.size(), 2u);
   EXPECT_TRUE(report.found_errors());
   EXPECT_NE(report.message().find("memcheck: errors (130 errors)"), std::string::npos)
       << report.message();
   EXPECT_NE(report.message().find("Invalid __global__ write"), std::string::npos);
+  EXPECT_EQ(report.runs[1].outcome, SanitizerOutcome::kStopped);
+  EXPECT_EQ(report.runs[1].ending, "stopped: another tool reported errors");
 
-  ASSERT_EQ(runner.calls.size(), 2u);
-  const auto& argv = runner.calls[1].argv;
+  auto& calls = runner.script.calls;
+  ASSERT_EQ(calls.size(), 3u);  // --help, then both tools
+  const auto memcheck = std::find_if(calls.begin(), calls.end(), [](const auto& call) {
+    return std::find(call.argv.begin(), call.argv.end(), "memcheck") != call.argv.end();
+  });
+  ASSERT_NE(memcheck, calls.end());
+  const auto& argv = memcheck->argv;
   const auto has = [&argv](const std::string& word) {
     return std::find(argv.begin(), argv.end(), word) != argv.end();
   };
   EXPECT_TRUE(has("--padding"));
   EXPECT_TRUE(has(std::to_string(kSanitizerErrorExitCode)));
   EXPECT_EQ(argv.back(), "sanitize");  // the program's own argv comes last
-  EXPECT_EQ(runner.calls[1].stdin_text, request().program_stdin);
+  EXPECT_EQ(memcheck->stdin_text, request().program_stdin);
 }
 
 TEST(RunSanitizer, CleanMemcheckThenRacecheckWithoutPaddingWhereUnsupported) {
@@ -207,23 +235,38 @@ TEST(RunSanitizer, HarnessKernelsAreExcludedWhereTheToolCanFilter) {
   }
 }
 
-TEST(RunSanitizer, ATimeoutSkipsTheLaterToolsInsteadOfWaitingForThemToo) {
-  ScriptedRunner runner;
-  runner.on("--help", exited(0, ""));
+// Both tools are under way before either ends: together they cost the longer run, and one
+// timing out leaves the other's finding standing.
+TEST(RunSanitizer, TheToolsRunAtOnceAndATimeoutDoesNotHideTheOther) {
+  struct Runner final : util::ProcessRunner {
+    util::ProcessResult run(const util::ProcessSpec& spec) override {
+      auto result = script.run(spec);
+      if (std::find(spec.argv.begin(), spec.argv.end(), "--help") != spec.argv.end()) return result;
+      // Each tool waits (2 s at most) until the other has started.
+      started.fetch_add(1);
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+      while (started.load() < 2 && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      overlapped = overlapped || started.load() >= 2;
+      return result;
+    }
+    ScriptedRunner script;
+    std::atomic<int> started{0};
+    std::atomic<bool> overlapped{false};
+  } runner;
+  runner.script.on("--help", exited(0, ""));
   auto hung = exited(-1, "========= COMPUTE-SANITIZER\n");
   hung.timed_out = true;
-  runner.on("memcheck", hung);
-  runner.on("racecheck", exited(0, captured("memcheck_tma_wgmma.txt")));
+  runner.script.on("memcheck", hung);
+  runner.script.on("racecheck",
+                   exited(kSanitizerErrorExitCode, captured("racecheck_shared_race.txt")));
   const SanitizerReport report = run_sanitizer(runner, request());
+  EXPECT_TRUE(runner.overlapped.load()) << "the tools ran one after the other";
   ASSERT_EQ(report.runs.size(), 2u);
   EXPECT_EQ(report.runs[0].outcome, SanitizerOutcome::kTimedOut);
-  EXPECT_EQ(report.runs[1].outcome, SanitizerOutcome::kSkipped);
-  EXPECT_FALSE(report.found_errors());
-  for (const auto& call : runner.calls) {
-    EXPECT_EQ(std::find(call.argv.begin(), call.argv.end(), "racecheck"), call.argv.end())
-        << "racecheck ran after memcheck timed out";
-  }
-  EXPECT_NE(report.message().find("racecheck: skipped"), std::string::npos) << report.message();
+  EXPECT_EQ(report.runs[1].outcome, SanitizerOutcome::kErrors);
+  EXPECT_TRUE(report.found_errors());
+  EXPECT_NE(report.message().find("racecheck: errors"), std::string::npos) << report.message();
 }
 
 }  // namespace
