@@ -4,8 +4,10 @@
 // It prints, per stream, GPU count and --gpu-concurrency: verdicts per GPU-hour (in modelled
 // time), p50/p95 modelled seconds per phase and per verdict, and whether a GPU sat idle while
 // compiled candidates waited. The real figures come from benchmarks/gpu-check/parts/
-// 36-throughput-concurrency.sh on the GPU.
+// 36-throughput-concurrency.sh and 37-fast-judge.sh on the GPU, whose records
+// `throughput records` reads: p50/p95 of every stage part measured (throughput_records.cpp).
 //   throughput [SCALE=0.01] [CONCURRENCY=4]
+//   throughput records RECORDS.jsonl... [--gpus N --wall-seconds S]
 //
 // The model (modelled seconds; each worker process also costs 0.5 s to start):
 //   compile 6 s of one CPU core (4-8 s measured); compile errors fail there
@@ -35,6 +37,7 @@
 #include "../tests/eval/fake_toolchain.hpp"
 #include "ptxbench/eval/scheduler.hpp"
 #include "ptxbench/task/task_loader.hpp"
+#include "throughput_records.hpp"
 
 namespace {
 
@@ -209,6 +212,7 @@ int run_stream(const task::Task& task, const std::string& stream, int candidates
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "records") return throughput_records(argc - 1, argv + 1);
   const double scale = argc > 1 ? std::atof(argv[1]) : 0.01;
   const int concurrency = argc > 2 ? std::atoi(argv[2]) : 4;
   if (scale <= 0 || concurrency < 1) {
@@ -224,7 +228,8 @@ int main(int argc, char** argv) {
              scale, kCompileSeconds);
   fmt::print(
       "| stream | GPUs | concurrency | wall s | verdicts/GPU-h | shared phase p50/p95 s | "
-      "exclusive phase p50/p95 s | per verdict (compile + GPU) p50/p95 s | GPU busy | verdicts |\n");
+      "exclusive phase p50/p95 s | per verdict (compile + GPU) p50/p95 s | GPU busy | verdicts "
+      "|\n");
   fmt::print("|---|---|---|---|---|---|---|---|---|---|\n");
   for (const char* stream : {"gemm", "attention_fwd_d128", "attention_bwd_d128", "mixed_gemm"}) {
     const int candidates =

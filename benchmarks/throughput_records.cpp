@@ -1,8 +1,8 @@
-// Where the GPU time of a stream of verdicts went: reads evaluation records (JSON Lines, as
-// `ptxbench eval --json` writes them) and prints, per GPU stage and part, the median, 95th
-// percentile and mean seconds (report/stage_parts_summary.hpp), then verdicts per GPU-hour of the
-// stream when --wall-seconds is given (the stream's wall time on its GPUs).
-//   stage_parts RECORDS.jsonl... [--gpus N --wall-seconds S]
+// `throughput records`: where the GPU time of a real stream of verdicts went. Reads evaluation
+// records (JSON Lines, as `ptxbench eval --json` writes them) and prints, per GPU stage and part,
+// the median, 95th percentile and mean seconds (report/stage_parts_summary.hpp), then verdicts per
+// GPU-hour of the stream when --wall-seconds is given (the stream's wall time on its GPUs).
+//   throughput records RECORDS.jsonl... [--gpus N --wall-seconds S]
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -12,8 +12,9 @@
 
 #include "ptxbench/eval/evaluation_json.hpp"
 #include "ptxbench/report/stage_parts_summary.hpp"
+#include "throughput_records.hpp"
 
-int main(int argc, char** argv) {
+int throughput_records(int argc, char** argv) {
   CLI::App app{"Per-part seconds of GPU verdicts (p50/p95/mean)"};
   std::vector<std::string> files;
   double wall_seconds = 0;
@@ -27,7 +28,7 @@ int main(int argc, char** argv) {
   for (const auto& file : files) {
     std::ifstream in(file);
     if (!in) {
-      fmt::print(stderr, "stage_parts: cannot read {}\n", file);
+      fmt::print(stderr, "throughput records: cannot read {}\n", file);
       return 2;
     }
     for (std::string line; std::getline(in, line);) {

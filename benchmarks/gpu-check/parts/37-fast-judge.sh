@@ -7,17 +7,18 @@
 #               of 2, so references recur after two verdicts) at concurrency 4, warm judge
 #   mixed       GEMMs, attention forwards and failing candidates together at concurrency 4: the
 #               experts' speedups beside those judged alone, every timed window's company
-# and, per stream, where the GPU time went (build/benchmarks/stage_parts). JUDGES="fresh warm"
+# and, per stream, where the GPU time went (build/benchmarks/throughput records). JUDGES="fresh warm"
 # and STREAMS="latency gemm attention mixed" pick parts of it.
 set -u
 source "$TREE/benchmarks/gpu-check/lib.sh"
 judges="${JUDGES:-fresh warm}"
 streams="${STREAMS:-latency gemm attention mixed}"
+# singles: one attention forward and one backward d128 verdict each, warm, for their parts
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 S="$TREE/solutions"
 parts_of() {  # NAME WALL_S GPUS: the stage parts and verdicts/GPU-h of $RESULTS/NAME.jsonl
-  "$BUILD/benchmarks/stage_parts" "$RESULTS/$1.jsonl" --wall-seconds "$2" --gpus 1 \
+  "$BUILD/benchmarks/throughput" records "$RESULTS/$1.jsonl" --wall-seconds "$2" --gpus 1 \
     >"$RESULTS/$1.parts.md" 2>&1
   { echo "## $1"; cat "$RESULTS/$1.parts.md"; echo; } >>"$RESULTS/parts.md"
 }
@@ -51,6 +52,12 @@ if [[ " $streams " == *" latency "* ]]; then
       stream "latency-$judge-$i" 1 "$work/latency-$judge-$i"/copy-1.cu -- --judge "$judge"
     done
   done
+fi
+if [[ " $streams " == *" singles "* ]]; then
+  copies "$S/hopper/mha_fwd_lse_d128.cu" 1 single-fwd
+  copies "$S/hopper/mha_bwd_d128.cu" 1 single-bwd
+  stream single-fwd-warm 1 "$work/single-fwd"/copy-1.cu -- --judge warm
+  stream single-bwd-warm 1 "$work/single-bwd"/copy-1.cu -- --judge warm
 fi
 if [[ " $streams " == *" gemm "* ]]; then
   copies "$S/hopper/gemm_bf16_nt_warp_specialized.cu" 16 gemm
