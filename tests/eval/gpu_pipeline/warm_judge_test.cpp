@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ptxbench/eval/gpu_pipeline/stage_sequence.hpp"
+#include "ptxbench/eval/gpu_pipeline/warm_judge.hpp"
 #include "ptxbench/util/fs.hpp"
 
 namespace ptxbench::eval::gpu_pipeline {
@@ -159,17 +160,35 @@ TEST_F(WarmJudgeTest, UnseenWorkloadsAreJudgedApartAndByPolicy) {
   EXPECT_EQ(crashed.verdict, Verdict::kRuntimeError) << crashed.message;
 }
 
-// A judge that fails costs its verdict (ptxbench's INTERNAL_ERROR, never the candidate's) and is
-// started again for the next.
-TEST_F(WarmJudgeTest, AJudgeThatFailsIsStartedAgain) {
+// A judge that fails costs the candidate nothing: the fresh judges decide its verdict, the record
+// says why, and the next verdict starts a new warm judge.
+TEST_F(WarmJudgeTest, AJudgeThatFailsHandsItsVerdictToFreshJudgesAndIsStartedAgain) {
   StageSequence stages(options(), std::make_shared<util::SystemProcessRunner>());
   ASSERT_EQ(evaluate(stages, "pass").verdict, Verdict::kPassed);
   const Evaluation lost = evaluate(stages, "kill_judge");
-  EXPECT_EQ(lost.verdict, Verdict::kInternalError) << lost.message;
-  EXPECT_NE(lost.message.find("judge"), std::string::npos) << lost.message;
+  EXPECT_EQ(lost.verdict, Verdict::kPassed) << lost.message;
+  EXPECT_TRUE(lost.judge.starts_with("fresh (the warm judge failed: judge: ")) << lost.judge;
+  ASSERT_EQ(lost.workloads.size(), 2u);  // judged once, by the fresh judges
   const Evaluation next = evaluate(stages, "pass");
   EXPECT_EQ(next.verdict, Verdict::kPassed) << next.message;
+  EXPECT_EQ(next.judge, "warm (host exchange)");
   EXPECT_EQ(next.find_stage(Stage::kCorrectness)->processes, 2);  // a new judge, a candidate
+}
+
+// A judge that fails verdict after verdict is set aside: the slot judges fresh from then on, and
+// every record says so.
+TEST_F(WarmJudgeTest, AJudgeThatKeepsFailingIsSetAside) {
+  StageSequence stages(options(), std::make_shared<util::SystemProcessRunner>());
+  for (int i = 0; i < kWarmJudgeFailures; ++i) {
+    const Evaluation e = evaluate(stages, "kill_judge");
+    EXPECT_EQ(e.verdict, Verdict::kPassed) << e.message;
+    EXPECT_TRUE(e.judge.starts_with("fresh (the warm judge failed")) << e.judge;
+  }
+  const Evaluation after = evaluate(stages, "pass");
+  EXPECT_EQ(after.verdict, Verdict::kPassed) << after.message;
+  EXPECT_TRUE(after.judge.starts_with("fresh (the warm judge is off: 3 verdicts in a row"))
+      << after.judge;
+  EXPECT_EQ(log_lines("trials"), kWarmJudgeFailures);  // no warm session after the third
 }
 
 // A candidate process that cannot map the judge's device memory: the session moves to shared

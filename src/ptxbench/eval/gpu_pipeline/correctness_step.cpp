@@ -6,6 +6,7 @@
 #include "ptxbench/eval/correctness/correctness_judgement.hpp"
 #include "ptxbench/eval/correctness/generalisation.hpp"
 #include "ptxbench/eval/gpu_pipeline/steps.hpp"
+#include "ptxbench/eval/gpu_pipeline/warm_judge.hpp"
 #include "ptxbench/eval/worker/exchange.hpp"
 #include "ptxbench/util/timestamps.hpp"
 
@@ -96,16 +97,17 @@ bool judge_range(VerdictRun& run, std::size_t first, std::size_t last, bool unse
       worker::count_process(e.stage(Stage::kCorrectness), replies.judged.cost);
     if (!ran.ok() && unseen && ran.verdict != Verdict::kInternalError) {
       for (const auto& job : chunk) {
-        e.workloads.push_back(WorkloadResult{
-            .workload = job.workload, .unseen = true, .status = ran.verdict,
-            .message = "hidden workload"});
+        e.workloads.push_back(WorkloadResult{.workload = job.workload,
+                                             .unseen = true,
+                                             .status = ran.verdict,
+                                             .message = "hidden workload"});
       }
       continue;
     }
     if (!ran.ok()) return correctness_failed(run, start, ran.verdict, ran.message);
     if (!replies.judged.ok())
       return correctness_failed(run, start, Verdict::kInternalError,
-                              "judge: " + replies.judged.message);
+                                "judge: " + replies.judged.message);
     auto ran_reply = correctness::candidate_reply_from_json(ran.reply->body);
     auto judged_reply = correctness::judge_reply_from_json(replies.judged.reply->body);
     if (!ran_reply || !judged_reply)
@@ -181,8 +183,25 @@ bool check_correctness_fresh(VerdictRun& run) {
 }
 
 bool check_correctness(VerdictRun& run) {
-  if (run.context.warm != nullptr) return check_correctness_warm(run, *run.context.warm);
-  run.e.judge = "fresh";
+  WarmJudge* warm = run.context.warm;
+  if (warm == nullptr) {
+    run.e.judge = "fresh";
+    return check_correctness_fresh(run);
+  }
+  if (auto off = warm->given_up()) {
+    run.e.judge = fmt::format("fresh (the warm judge is off: {})", *off);
+    return check_correctness_fresh(run);
+  }
+  const std::size_t workloads = run.e.workloads.size();
+  std::string trouble;
+  const bool passed = check_correctness_warm(run, *warm, trouble);
+  warm->count_outcome(trouble);
+  if (trouble.empty()) return passed;
+  // The judge failed, not the candidate: the fresh judges decide this verdict. What the warm
+  // attempt cost stays in the stage's parts and processes.
+  run.e.workloads.resize(workloads);
+  run.reference_counts = {};
+  run.e.judge = fmt::format("fresh (the warm judge failed: {})", trouble);
   return check_correctness_fresh(run);
 }
 

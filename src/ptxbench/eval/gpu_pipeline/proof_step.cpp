@@ -53,8 +53,8 @@ void apply_proof(VerdictRun& run, const Probed& probed) {
   auto requested_it = task.requested.find(run.e.arch);
   std::vector<std::string> requested =
       requested_it == task.requested.end() ? std::vector<std::string>{} : requested_it->second;
-  ExecutionProof proof = judge_execution(run.candidate.sass, probed.kernels, requested,
-                                         task.flops(task.headline()));
+  ExecutionProof proof =
+      judge_execution(run.candidate.sass, probed.kernels, requested, task.flops(task.headline()));
   run.unproven = !proof.all_requested_substantial() && !proof.requested_measured_short;
   apply_execution_proof(proof, run.e);
   record.seconds = probed.seconds;

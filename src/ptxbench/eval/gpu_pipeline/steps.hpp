@@ -29,10 +29,13 @@ bool apply_sanitize(VerdictRun& run, const Sanitized& sanitized);
 
 // correctness_step.cpp: every shown workload, then the unseen ones (their failures recorded,
 // and failing the verdict under the `require` policy): with the warm judge when the slot has
-// one (warm_correctness_step.cpp), else with fresh candidate and judge processes per chunk.
+// one (warm_correctness_step.cpp), else with fresh candidate and judge processes per chunk. A
+// warm judge that fails hands the verdict to the fresh path (the record's `judge` says why), and
+// after kWarmJudgeFailures failures in a row the slot judges fresh.
 bool check_correctness(VerdictRun& run);
 bool check_correctness_fresh(VerdictRun& run);
-bool check_correctness_warm(VerdictRun& run, WarmJudge& judge);
+// `judge_trouble`: set, and nothing of the verdict recorded, when the warm judge itself failed.
+bool check_correctness_warm(VerdictRun& run, WarmJudge& judge, std::string& judge_trouble);
 // What both paths end with: the stage failed (false), or passed after the unseen workloads'
 // policy is applied (false when it fails the verdict).
 bool correctness_failed(VerdictRun& run, std::chrono::steady_clock::time_point start,

@@ -63,7 +63,8 @@ std::unique_ptr<util::LiveProcess> TimingStarts::take(const Evaluation* candidat
 
 void TimingStarts::drop(const Evaluation* candidate) {
   std::lock_guard lock(mutex_);
-  std::erase_if(started_, [candidate](const auto& entry) { return entry.first.first == candidate; });
+  std::erase_if(started_,
+                [candidate](const auto& entry) { return entry.first.first == candidate; });
 }
 
 std::unique_ptr<util::LiveProcess> start_timing_process(const VerdictRun& run, std::size_t job) {

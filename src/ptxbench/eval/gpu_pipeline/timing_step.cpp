@@ -5,10 +5,10 @@
 
 #include "ptxbench/eval/gpu_pipeline/steps.hpp"
 #include "ptxbench/eval/gpu_pipeline/timed_window.hpp"
-#include "ptxbench/util/live_process.hpp"
 #include "ptxbench/eval/kernel_name.hpp"
 #include "ptxbench/eval/timing/speed_of_light.hpp"
 #include "ptxbench/eval/timing/timing_judgement.hpp"
+#include "ptxbench/util/live_process.hpp"
 #include "ptxbench/util/timestamps.hpp"
 
 namespace ptxbench::eval::gpu_pipeline {
@@ -104,11 +104,11 @@ bool time_workloads(VerdictRun& run) {
   }
   auto& done = run.e.stage(Stage::kTiming);
   done.status = StageStatus::kPassed;
-  done.message = several ? fmt::format("{}: {}; {} workloads timed, geometric-mean speedup {:.3f}x",
-                                       run.jobs[run.headline].workload, headline_message,
-                                       timed.size(),
-                                       geometric_mean_speedup(run.e.workloads).value_or(0))
-                         : headline_message;
+  done.message = several
+                     ? fmt::format("{}: {}; {} workloads timed, geometric-mean speedup {:.3f}x",
+                                   run.jobs[run.headline].workload, headline_message, timed.size(),
+                                   geometric_mean_speedup(run.e.workloads).value_or(0))
+                     : headline_message;
   return true;
 }
 

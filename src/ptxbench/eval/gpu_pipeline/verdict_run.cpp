@@ -28,8 +28,7 @@ WorkerCall VerdictRun::call(std::string mode, std::optional<std::string> stdin_t
   // host); only a trusted one, which runs no candidate code, may write it: a candidate must not
   // choose the library's algorithm for the next candidate.
   if (context.cache_ready) {
-    (trust == Trust::kTrusted ? made.write_paths : made.read_paths)
-        .push_back(options().cache_dir);
+    (trust == Trust::kTrusted ? made.write_paths : made.read_paths).push_back(options().cache_dir);
   }
   return made;
 }

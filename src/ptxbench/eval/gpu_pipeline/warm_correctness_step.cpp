@@ -50,14 +50,20 @@ class WarmSession {
       : run_(run), judge_(judge), id_(next_session_id()) {}
   ~WarmSession() { close(); }
 
-  // The verdict's stage record is filled; false when the chain stops here.
+  // The verdict's stage record is filled; false when the chain stops here. When the judge
+  // itself failed, nothing is recorded but its cost, and judge_trouble() says why.
   bool check();
+  const std::optional<std::string>& judge_trouble() const { return judge_trouble_; }
 
  private:
   struct Failure {
     Verdict verdict;
     std::string message;
+    bool judge = false;  // the judge's own failure (it runs no candidate code)
   };
+  static Failure judge_failure(const std::string& why) {
+    return Failure{Verdict::kInternalError, "judge: " + why, true};
+  }
   std::optional<Failure> open();
   std::optional<Failure> open_session(bool device);
   std::optional<Failure> start_candidate(std::vector<worker::ReceivedFd> fds);
@@ -74,7 +80,7 @@ class WarmSession {
   // the job it happened in (failed_job_).
   std::optional<Failure> run_range(std::size_t first, std::size_t last);
   bool judge_jobs(std::size_t first_job, std::size_t last_job, bool unseen);
-  bool fail(Verdict verdict, const std::string& message);
+  bool fail(const Failure& failure);
   void close();
   void close_session();  // the judge frees the session's memory
   void count_costs();
@@ -96,6 +102,7 @@ class WarmSession {
   bool costs_counted_ = false;
   bool candidate_ready_ = false;
   std::string device_refusal_;  // why the candidate could not map device memory
+  std::optional<std::string> judge_trouble_;
 };
 
 // How the candidate process says it could not map the judge's device memory.
@@ -130,12 +137,12 @@ std::optional<WarmSession::Failure> WarmSession::open_session(bool device) {
                                      .reference_cache = run_.options().settings.reference_cache,
                                      .device_exchange = device};
   auto reply = judge_.request(session::to_json(request), kJudgeTimeout);
-  if (!reply) return Failure{Verdict::kInternalError, "judge: " + reply.error().message};
+  if (!reply) return judge_failure(reply.error().message);
   auto parsed = session::open_reply_from_json(reply->body);
-  if (!parsed) return Failure{Verdict::kInternalError, "judge: " + parsed.error().message};
+  if (!parsed) return judge_failure(parsed.error().message);
   if (reply->fds.size() != static_cast<std::size_t>(session::kExchangeSets) ||
       parsed->baselines.size() != run_.jobs.size())
-    return Failure{Verdict::kInternalError, "judge: the open reply lacks its exchange sets"};
+    return judge_failure("the open reply lacks its exchange sets");
   opened_ = true;
   exchange_ = std::move(*parsed);
   run_.e.judge = exchange_.note.empty()
@@ -192,9 +199,9 @@ std::optional<WarmSession::Failure> WarmSession::prepare(const TrialSlot& slot) 
   const session::TrialRequest request{
       .session = id_, .job = slot.job, .trial = slot.trial, .set = slot.set};
   auto reply = judge_.request(session::to_json(request, "prepare"), kJudgeTimeout);
-  if (!reply) return Failure{Verdict::kInternalError, "judge: " + reply.error().message};
+  if (!reply) return judge_failure(reply.error().message);
   auto parsed = session::prepare_reply_from_json(reply->body);
-  if (!parsed) return Failure{Verdict::kInternalError, "judge: " + parsed.error().message};
+  if (!parsed) return judge_failure(parsed.error().message);
   add_parts(judge_parts_, parsed->parts);
   if (parsed->reference_cached)
     ++run_.reference_counts.hits;
@@ -261,9 +268,9 @@ std::optional<WarmSession::Failure> WarmSession::compare(const TrialSlot& slot) 
   const session::TrialRequest request{
       .session = id_, .job = slot.job, .trial = slot.trial, .set = slot.set};
   auto reply = judge_.request(session::to_json(request, "compare"), kJudgeTimeout);
-  if (!reply) return Failure{Verdict::kInternalError, "judge: " + reply.error().message};
+  if (!reply) return judge_failure(reply.error().message);
   auto parsed = session::compare_reply_from_json(reply->body);
-  if (!parsed) return Failure{Verdict::kInternalError, "judge: " + parsed.error().message};
+  if (!parsed) return judge_failure(parsed.error().message);
   add_parts(judge_parts_, parsed->parts);
   results_[{slot.job, slot.trial}].compared = std::move(*parsed);
   return std::nullopt;
@@ -286,10 +293,14 @@ std::optional<WarmSession::Failure> WarmSession::run_range(std::size_t first, st
   return std::nullopt;
 }
 
-bool WarmSession::fail(Verdict verdict, const std::string& message) {
+bool WarmSession::fail(const Failure& failure) {
   if (candidate_) candidate_->kill();  // it may still be running a trial
   count_costs();
-  return correctness_failed(run_, start_, verdict, message);
+  if (failure.judge) {
+    judge_trouble_ = failure.message;
+    return false;
+  }
+  return correctness_failed(run_, start_, failure.verdict, failure.message);
 }
 
 // The replies of jobs [first_job, last_job) as the fresh path's two workers give them, judged
@@ -324,12 +335,12 @@ bool WarmSession::judge_jobs(std::size_t first_job, std::size_t last_job, bool u
     run_.e.workloads.push_back(std::move(w));
   }
   if (judgement.verdict != Verdict::kPassed && !unseen)
-    return fail(judgement.verdict, judgement.message);
+    return fail(Failure{judgement.verdict, judgement.message});
   return true;
 }
 
 bool WarmSession::check() {
-  if (auto failed = open()) return fail(failed->verdict, failed->message);
+  if (auto failed = open()) return fail(*failed);
   int k = 0;
   std::size_t shown_trials = 0;
   for (std::size_t j = 0; j < run_.jobs.size(); ++j) {
@@ -337,12 +348,11 @@ bool WarmSession::check() {
       trials_.push_back({.job = j, .trial = t, .set = k++ % session::kExchangeSets});
     if (j + 1 == run_.shown) shown_trials = trials_.size();
   }
-  if (auto failed = run_range(0, shown_trials)) return fail(failed->verdict, failed->message);
+  if (auto failed = run_range(0, shown_trials)) return fail(*failed);
   if (!judge_jobs(0, run_.shown, false)) return false;
   if (run_.shown < run_.jobs.size()) {
     auto failed = run_range(shown_trials, trials_.size());
-    if (failed && failed->verdict == Verdict::kInternalError)
-      return fail(failed->verdict, failed->message);
+    if (failed && failed->verdict == Verdict::kInternalError) return fail(*failed);
     // A run that failed on an unseen workload fails it and the unseen ones after it (the
     // process is gone); those before it are judged.
     const std::size_t judged_end = failed ? failed_job_ : run_.jobs.size();
@@ -393,9 +403,11 @@ void WarmSession::close_session() {
 
 }  // namespace
 
-bool check_correctness_warm(VerdictRun& run, WarmJudge& judge) {
+bool check_correctness_warm(VerdictRun& run, WarmJudge& judge, std::string& judge_trouble) {
   WarmSession session(run, judge);
-  return session.check();
+  const bool passed = session.check();
+  if (session.judge_trouble()) judge_trouble = *session.judge_trouble();
+  return passed;
 }
 
 }  // namespace ptxbench::eval::gpu_pipeline

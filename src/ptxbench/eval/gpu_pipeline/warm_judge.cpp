@@ -31,6 +31,23 @@ void WarmJudge::refuse_device_exchange(std::string why) {
   device_refused_ = std::move(why);
 }
 
+void WarmJudge::count_outcome(const std::string& trouble) {
+  std::lock_guard lock(mutex_);
+  if (trouble.empty()) {
+    failures_in_a_row_ = 0;
+    return;
+  }
+  if (++failures_in_a_row_ >= kWarmJudgeFailures && !given_up_) {
+    given_up_ = fmt::format("{} verdicts in a row, the last: {}", failures_in_a_row_, trouble);
+    stop_locked();
+  }
+}
+
+std::optional<std::string> WarmJudge::given_up() const {
+  std::lock_guard lock(mutex_);
+  return given_up_;
+}
+
 bool WarmJudge::device_exchange_refused() const {
   std::lock_guard lock(mutex_);
   return device_refused_.has_value();

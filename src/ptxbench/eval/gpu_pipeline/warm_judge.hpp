@@ -3,8 +3,10 @@
 // (correctness/session_protocol.hpp). It runs no candidate code, so it may keep its CUDA
 // context, library plans and reference outputs from one verdict to the next. Started on first
 // use, through the slot's runner like every worker; a judge that fails or goes silent is killed
-// and started again for the next request (its failure is the verdict's INTERNAL_ERROR, never the
-// candidate's). Requests are served one at a time.
+// and started again for the next request. Its failure is never the candidate's: that verdict
+// goes to the fresh judges, and after kWarmJudgeFailures verdicts in a row whose judge failed
+// the slot stops using it (each record says which judge decided it, and why). Requests are
+// served one at a time.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -22,6 +24,9 @@
 #include "ptxbench/util/process.hpp"
 
 namespace ptxbench::eval::gpu_pipeline {
+
+// Verdicts in a row whose warm judge failed before the slot judges fresh for good.
+inline constexpr int kWarmJudgeFailures = 3;
 
 struct WarmJudgeOptions {
   std::filesystem::path worker;  // the ptxbench-worker executable
@@ -58,6 +63,10 @@ class WarmJudge {
   void refuse_device_exchange(std::string why);
   bool device_exchange_refused() const;
   std::string device_refusal() const;
+  // A verdict's warm check ended: `trouble` empty when the judge did its part, else why not.
+  void count_outcome(const std::string& trouble);
+  // Why this slot no longer uses the warm judge; nullopt while it does.
+  std::optional<std::string> given_up() const;
 
  private:
   util::Expected<bool> ensure_started();
@@ -70,6 +79,8 @@ class WarmJudge {
   std::optional<worker::ControlSocket> socket_;
   int starts_ = 0;
   std::optional<std::string> device_refused_;
+  int failures_in_a_row_ = 0;
+  std::optional<std::string> given_up_;
   std::uint64_t next_id_ = 1;
 };
 
