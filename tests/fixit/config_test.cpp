@@ -22,7 +22,7 @@ TEST(FixitConfig, ReadsThePlanWithPathsRelativeToTheFile) {
 runs: [runs/base, /abs/run]
 tasks_dir: tasks
 evaluation: {gpu: false, parallel: 3}
-mine: {verdicts: [COMPILE_ERROR], turns: [1, 2], include_not_run: true}
+mine: {verdicts: [COMPILE_ERROR], turns: [1, 2], include_not_run: true, include_no_code: true}
 recipes:
   - {name: balanced, per_task_cap: 2}
   - {name: volume, mode: volume}
@@ -44,6 +44,7 @@ export: {include_unverified: true, kernelgen: true}
   EXPECT_EQ(plan.filters.turns, (std::set<int>{1, 2}));
   EXPECT_TRUE(plan.filters.verdicts.contains(eval::Verdict::kCompileError));
   EXPECT_TRUE(plan.filters.include_not_run);
+  EXPECT_TRUE(plan.filters.include_no_code);
   ASSERT_EQ(plan.recipes.size(), 2u);
   EXPECT_EQ(plan.recipes[1].mode, RecipeMode::kVolume);
   EXPECT_EQ(plan.teacher.command, (std::vector<std::string>{"sh", "teacher.sh"}));

@@ -9,6 +9,7 @@
 #include "../agent/sample_evaluations.hpp"
 #include "ptxbench/agent/run_directory.hpp"
 #include "ptxbench/fixit/fixit_folder.hpp"
+#include "ptxbench/fixit/repair.hpp"
 #include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
 
@@ -120,6 +121,36 @@ TEST_F(MineTest, NotRunControlsCountAsTheirDeclaredVerdictWhenAskedFor) {
   ASSERT_EQ(result->rows.size(), 1u);
   EXPECT_EQ(result->rows[0].verdict, Verdict::kNotRun);
   EXPECT_EQ(verdict_kind(result->rows[0]), Verdict::kTimeout);
+}
+
+// A model that rarely writes code: its replies without a code block are rows only when asked
+// for, with empty code, told apart by their text; the repair prompt shows the reply.
+TEST_F(MineTest, RepliesWithoutCodeAreRowsOnlyWhenAskedFor) {
+  const fs::path other = work_.path() / "prose-run";
+  auto dir = agent::RunDirectory::open(other);
+  ASSERT_TRUE(dir);
+  dir->write_run_json({{"config", nlohmann::json::object()}});
+  for (int sample = 0; sample < 3; ++sample) {
+    auto t = trajectory_of("smol", sample, {{"", testing::no_code()}});
+    t.messages[2].content = sample == 2 ? "A GEMM multiplies." : "I would use tiles.";
+    dir->save_trajectory(t);
+  }
+  auto plain = mine_runs({other}, suite_, {});
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_EQ(plain->rows.size(), 0u);
+  auto asked = mine_runs({other}, suite_, {.include_no_code = true});
+  ASSERT_TRUE(asked) << asked.error().message;
+  ASSERT_EQ(asked->rows.size(), 2u);
+  EXPECT_EQ(asked->duplicates, 1);
+  EXPECT_EQ(asked->rows[0].verdict, Verdict::kNoCode);
+  EXPECT_EQ(asked->rows[0].code, "");
+  EXPECT_EQ(asked->rows[0].reply, "I would use tiles.");
+  const std::string request = repair_request(asked->rows[0]);
+  EXPECT_NE(request.find("The reply held no code block"), std::string::npos);
+  EXPECT_NE(request.find("I would use tiles."), std::string::npos);
+  EXPECT_EQ(request.find("```cuda"), std::string::npos);
+  // Replies with code are still mined as before alongside.
+  EXPECT_EQ(mine_runs({run_}, suite_, {.include_no_code = true})->rows.size(), 2u);
 }
 
 TEST_F(MineTest, RowsRoundTripThroughTheFolder) {

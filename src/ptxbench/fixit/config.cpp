@@ -120,6 +120,7 @@ util::Expected<FixitConfig> read_fixit_config(const fs::path& config_path) {
     mine.read("tasks", filters.tasks);
     mine.read("models", filters.models);
     mine.read("include_not_run", filters.include_not_run);
+    mine.read("include_no_code", filters.include_no_code);
     mine.read("verdicts", verdicts);
     mine.read("contexts", contexts);
     for (const auto& name : verdicts) {

@@ -20,12 +20,12 @@ model::Conversation explain_request(const MinedRow& row, const RepairRow& repair
       "error magnitudes). Write as someone finding the fix, never as someone who was shown it. "
       "Plain prose only: no code blocks, no tags, no headings.";
   std::string user = fmt::format(
-      "Task: {} on {}.\n\n## The kernel that failed\n\n```cuda\n{}\n```\n\n## The evaluator's "
+      "Task: {} on {}.\n\n## The kernel that failed\n\n{}\n\n## The evaluator's "
       "feedback\n\n{}\n\n## The corrected kernel (for you only; do not quote "
       "it)\n\n```cuda\n{}\n```"
       "\n\nWrite the reasoning in {} to {} words.",
-      row.task, arch::to_string(row.arch), row.code, row.feedback, repair.code, bin.min_words,
-      bin.max_words);
+      row.task, arch::to_string(row.arch), failed_attempt(row), row.feedback, repair.code,
+      bin.min_words, bin.max_words);
   return {{.role = "system", .content = system}, {.role = "user", .content = user}};
 }
 

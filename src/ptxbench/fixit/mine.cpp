@@ -123,15 +123,18 @@ util::Expected<MineResult> mine_runs(const std::vector<fs::path>& runs,
         std::optional<Verdict> expected;
         if (auto it = declared.find(info.id); it != declared.end()) expected = it->second;
         Verdict kind = verdict == Verdict::kNotRun && expected ? *expected : verdict;
-        bool failing = is_minable_failure(verdict) ||
+        const bool no_code = filters.include_no_code && verdict == Verdict::kNoCode;
+        bool failing = is_minable_failure(verdict) || no_code ||
                        (filters.include_not_run && verdict == Verdict::kNotRun && expected &&
                         is_minable_failure(*expected));
         if (!failing || !passes_filters(*trajectory, turn, kind, filters)) continue;
         const auto* reply = reply_of_turn(*trajectory, turn.turn);
         if (reply == nullptr) continue;
         auto code = extract::extract_code(reply->content);
-        if (!code) continue;
-        std::string normalized = normalize_code(*code);
+        if (!code && !no_code) continue;
+        if (!code) code = "";
+        // A reply without code is told apart by its text.
+        std::string normalized = normalize_code(no_code ? reply->content : *code);
         std::string arch_name(arch::to_string(info.arch));
         std::string hash = util::Fnv1a64().add(info.task).add(arch_name).add(normalized).hex();
         if (!seen.insert(hash).second) {

@@ -25,6 +25,9 @@ struct MineFilters {
   // Also take turns whose GPU stages did not run here (NOT_RUN); a replayed control's declared
   // verdict (run.json config.solutions) is then its verdict kind.
   bool include_not_run = false;
+  // Also take replies without a code block (NO_CODE): the row's code is empty and a teacher
+  // repairs from the reply itself. For a model that rarely writes code, the only failures.
+  bool include_no_code = false;
 };
 
 struct MineResult {

@@ -28,13 +28,25 @@ bool meets(const eval::Evaluation& evaluation, const RepairOptions& options) {
 
 }  // namespace
 
+std::string failed_attempt(const MinedRow& row) {
+  if (row.code.empty())
+    return fmt::format("The reply held no code block:\n\n<reply>\n{}\n</reply>", row.reply);
+  return fmt::format("```cuda\n{}\n```", row.code);
+}
+
 std::string repair_request(const MinedRow& row) {
+  if (row.code.empty())
+    return fmt::format(
+        "{}\n\n## A previous attempt that failed\n\n{}\n\n## What the evaluator said about "
+        "it\n\n{}\n\n## What to do\n\nWrite the kernel the task asks for and reply with the "
+        "complete file in one fenced code block.",
+        row.task_prompt, failed_attempt(row), row.feedback);
   return fmt::format(
-      "{}\n\n## A previous attempt that failed\n\n```cuda\n{}\n```\n\n## What the evaluator said "
+      "{}\n\n## A previous attempt that failed\n\n{}\n\n## What the evaluator said "
       "about it\n\n{}\n\n## What to do\n\nFix this kernel with a minimal change: keep what "
       "works, change what the feedback shows is wrong, and reply with the complete corrected "
       "file in one fenced code block.",
-      row.task_prompt, row.code, row.feedback);
+      row.task_prompt, failed_attempt(row), row.feedback);
 }
 
 agent::TrajectorySpec repair_spec(const MinedRow& row, const Teacher& teacher,

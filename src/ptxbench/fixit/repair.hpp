@@ -33,6 +33,8 @@ struct RepairOptions {
 };
 
 // The user message that opens a repair conversation.
+// The failed attempt as a prompt shows it: its code fenced, or (a NO_CODE row) the reply.
+std::string failed_attempt(const MinedRow& row);
 std::string repair_request(const MinedRow& row);
 
 // The trajectory id of a row's repair (stable: derived from the mined row's id).
