@@ -130,6 +130,31 @@ TEST(Metrics, NotRunIsNotMeasuredNeverIncorrect) {
   EXPECT_FALSE(none.correct.rate());  // not 0%
 }
 
+// INSTRUCTIONS_ABSENT on a GPU (a host-only run(): no device code) is a final verdict and counts
+// in every denominator; only the same verdict decided where the GPU stages could not run leaves
+// them, and not_measured says how many did.
+TEST(Metrics, InstructionsAbsentOnAGpuIsJudged) {
+  TurnSpec host_only = fails(Verdict::kInstructionsAbsent);
+  TurnSpec absent_without_gpu = fails(Verdict::kInstructionsAbsent);
+  absent_without_gpu.gpu = false;
+  Set set;
+  set.add({.turns = {passed(1.5)}}).add({.turns = {host_only}});
+  const auto on_gpu = metrics_at(set.view(), 1, kBootstrap);
+  EXPECT_EQ(on_gpu.not_measured, 0);
+  EXPECT_EQ(on_gpu.correct.k, 1);
+  EXPECT_EQ(on_gpu.correct.n, 2);
+  EXPECT_EQ(on_gpu.verified.n, 2);
+  EXPECT_EQ(on_gpu.verified_any.n, 2);
+  for (const auto& f : on_gpu.fast) EXPECT_EQ(f.n, 2);
+  EXPECT_TRUE(state_within(*set.view()[1], 1).measured);
+
+  set.add({.turns = {absent_without_gpu}});
+  const auto mixed = metrics_at(set.view(), 1, kBootstrap);
+  EXPECT_EQ(mixed.not_measured, 1);
+  EXPECT_EQ(mixed.correct.n, 2);
+  EXPECT_FALSE(state_within(*set.view()[2], 1).measured);
+}
+
 TEST(Metrics, CorrectWithinTAndLastStateOfShortTrajectories) {
   Set set;
   // Stops early at a target: correct from turn 3 on, and it keeps that at t = 8.
@@ -316,8 +341,9 @@ TEST(Metrics, CorrectOnUnseenShapes) {
   EXPECT_EQ(t1.unseen_judged, 2);
   const auto t2 = metrics_at(set, 2, bootstrap);
   EXPECT_EQ(t2.correct_unseen.k, 1);
-  // INSTRUCTIONS_ABSENT (decided without a GPU) leaves correctness unknown: not measured.
-  const auto absent = trajectory({{.turn = 1, .verdict = Verdict::kInstructionsAbsent}});
+  // INSTRUCTIONS_ABSENT decided without a GPU leaves correctness unknown: not measured.
+  const auto absent = trajectory(
+      {{.turn = 1, .verdict = Verdict::kInstructionsAbsent, .gpu_stages_not_run = true}});
   EXPECT_FALSE(state_within(absent, 1).measured);
   EXPECT_EQ(metrics_at({&absent}, 1, bootstrap).unseen_judged, 0);
 }

@@ -229,6 +229,43 @@ TEST(Report, JudgingCostAndCacheHitRates) {
   EXPECT_NE(html->find("gpu_s_per_verdict"), std::string::npos);
 }
 
+// A GPU run with one correct and one host-only trajectory (INSTRUCTIONS_ABSENT: no device code)
+// is 1 of 2 correct; a trajectory whose GPU stages could not run leaves the denominators, and
+// the page says how many did.
+TEST(Report, HostOnlyTrajectoryOnAGpuCountsInEveryRate) {
+  util::TempDir root;
+  testing::TurnSpec host_only = testing::fails(eval::Verdict::kInstructionsAbsent);
+  testing::TurnSpec absent_without_gpu = host_only;
+  absent_without_gpu.gpu = false;
+  const std::vector<testing::TurnSpec> turns{testing::passed(1.3), host_only, absent_without_gpu};
+  std::vector<agent::Trajectory> trajectories;
+  for (int sample = 0; sample < 2; ++sample) {
+    trajectories.push_back(testing::make_trajectory(
+        {.model = "gpu-run", .sample = sample, .max_turns = 1, .turns = {turns[sample]}}));
+  }
+  testing::write_run(root.path() / "gpu", trajectories);
+  auto paths = write_report({root.path() / "gpu"}, quiet(root.path() / "out"));
+  ASSERT_TRUE(paths) << paths.error().message;
+  auto rows = csv_rows(root.path() / "out" / "tables" / "correctness.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at("not_measured"), "0");
+  EXPECT_EQ(rows[0].at("correct_k"), "1");
+  EXPECT_EQ(rows[0].at("correct_n"), "2");
+  EXPECT_EQ(rows[0].at("verified_n"), "2");
+
+  trajectories.push_back(testing::make_trajectory(
+      {.model = "gpu-run", .sample = 2, .max_turns = 1, .turns = {turns[2]}}));
+  testing::write_run(root.path() / "mixed", trajectories);
+  paths = write_report({root.path() / "mixed"}, quiet(root.path() / "out-mixed"));
+  ASSERT_TRUE(paths) << paths.error().message;
+  rows = csv_rows(root.path() / "out-mixed" / "tables" / "correctness.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at("not_measured"), "1");
+  EXPECT_EQ(rows[0].at("correct_n"), "2");
+  const std::string md = *util::read_file(paths->summary_markdown);
+  EXPECT_NE(md.find("1 of 3 trajectories were never judged"), std::string::npos) << md;
+}
+
 // A run in which no GPU stage ran (a CPU machine): not 0% correct but "not measured", a banner,
 // plots that say why they are empty, unknown tokens as "–".
 TEST(Report, WithoutGpuStagesNothingIsCountedAsIncorrect) {

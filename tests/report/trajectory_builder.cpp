@@ -43,6 +43,11 @@ eval::Evaluation make_evaluation(const std::string& task, arch::Arch arch, const
     compile.message = turn.compile_message;
     e.compile.log = turn.compile_log;
   }
+  if (!turn.gpu || turn.verdict == eval::Verdict::kNotRun) {
+    for (auto stage : {eval::Stage::kSanitize, eval::Stage::kCorrectness, eval::Stage::kDynamicSass,
+                       eval::Stage::kTiming})
+      e.stage(stage).status = eval::StageStatus::kNotRun;
+  }
   const bool correct = eval::is_correct(turn.verdict);
   e.families.push_back(eval::FamilyEvidence{
       .family = "GMMA",

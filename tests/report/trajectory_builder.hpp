@@ -20,7 +20,9 @@ struct TurnSpec {
   bool family_executed = true;           // a requested family executed (count > 0)
   std::string compile_log;               // for COMPILE_ERROR
   std::string compile_message;           // the compile stage's one-line reason
-  int turn = 0;                          // 0: position + 1
+  // The machine had a GPU of the arch; false: the GPU stages were not run (NOT_RUN always is).
+  bool gpu = true;
+  int turn = 0;  // 0: position + 1
   std::optional<std::int64_t> prompt_tokens = 1000;
   std::optional<std::int64_t> completion_tokens = 400;
   std::optional<std::int64_t> reasoning_tokens;

@@ -13,10 +13,9 @@ TrajectoryState state_within(const TrajectoryRecord& trajectory, int turn_limit)
   for (const auto& turn : trajectory.turns) {
     if (turn.turn > turn_limit) break;
     state.compiled = state.compiled || turn.compiled;
-    // INSTRUCTIONS_ABSENT without a GPU: whether it computes the right answer is unknown too.
-    const bool unjudged = turn.verdict == eval::Verdict::kNotRun ||
-                          turn.verdict == eval::Verdict::kInstructionsAbsent;
-    if (unjudged) {
+    // Only a turn whose GPU stages could not run leaves correctness unknown; INSTRUCTIONS_ABSENT
+    // on a GPU (a host-only run()) is a final verdict like any other failure.
+    if (!turn.judged()) {
       not_run = true;
     } else if (!not_run) {
       judged_before_not_run = true;

@@ -31,7 +31,8 @@ struct TrajectoryState {
   std::optional<double> best_speedup;  // best headline speedup of a correct turn <= t
   // The largest headline fraction of the speed of light of a correct turn <= t.
   std::optional<double> best_speed_of_light;
-  // False when no turn <= t was correct and the first turn was NOT_RUN (GPU stages not run):
+  // False when no turn <= t was correct and the first turn was not judged (its GPU stages did
+  // not run: TurnRecord::judged):
   // whether it would have been correct is unknown, so it counts in no rate but compiled.
   bool measured = true;
   // True when a turn <= t was NOT_RUN but an earlier turn was judged: the trajectory keeps the

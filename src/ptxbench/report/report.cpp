@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "ptxbench/agent/trajectory.hpp"
 #include "ptxbench/config.hpp"
 #include "ptxbench/report/leaderboard.hpp"
+#include "ptxbench/report/metrics.hpp"
 #include "ptxbench/report/plots.hpp"
 #include "ptxbench/report/report_data.hpp"
 #include "ptxbench/report/report_page.hpp"
@@ -170,6 +172,21 @@ std::optional<std::string> no_gpu_banner(const std::vector<TrajectoryRecord>& tr
       not_run);
 }
 
+// When some trajectories (not all: the banner covers that) were never judged, the page says how
+// many, since they leave every rate's denominator.
+std::optional<std::string> not_judged_fact(const std::vector<TrajectoryRecord>& trajectories) {
+  int not_judged = 0;
+  for (const auto& trajectory : trajectories) {
+    const int every_turn = std::numeric_limits<int>::max();
+    not_judged += !state_within(trajectory, every_turn).measured;
+  }
+  if (not_judged == 0) return std::nullopt;
+  return fmt::format(
+      "{} of {} trajectories were never judged (their GPU stages did not run): they count in "
+      "compiled only and in the not_measured column of correctness, never as incorrect",
+      not_judged, trajectories.size());
+}
+
 ReportPage page_of(const ReportData& data, const ReportOptions& options) {
   ReportPage page{.tables = build_tables(data),
                   .plots = build_plots(data),
@@ -184,6 +201,7 @@ ReportPage page_of(const ReportData& data, const ReportOptions& options) {
   page.facts.push_back(fmt::format("Turn limits {}; generated {} by ptxbench {}",
                                    fmt::join(data.turn_limits, ", "), agent::utc_timestamp(),
                                    config::kVersion));
+  if (auto fact = not_judged_fact(data.runs.trajectories)) page.facts.push_back(*fact);
   page.warnings = data.runs.warnings;
   if (auto banner = no_gpu_banner(data.runs.trajectories)) page.banners.push_back(*banner);
   Table leaderboard = leaderboard_table(data);

@@ -33,6 +33,11 @@ std::optional<double> gpu_seconds_of(const eval::Evaluation& e) {
          timing.value_or(0);
 }
 
+bool gpu_stages_not_run(const eval::Evaluation& e) {
+  const auto* correctness = e.find_stage(eval::Stage::kCorrectness);
+  return correctness != nullptr && correctness->status == eval::StageStatus::kNotRun;
+}
+
 bool compiled_of(const eval::Evaluation& e) {
   if (const auto* stage = e.find_stage(eval::Stage::kCompile)) {
     return stage->status == eval::StageStatus::kPassed;
@@ -83,7 +88,8 @@ TurnRecord turn_from_evaluation(int turn, const eval::Evaluation& evaluation) {
                     .compiled = compiled_of(evaluation),
                     .any_requested_executed = evaluation.any_requested_executed(),
                     .speedup = evaluation.headline_speedup(),
-                    .correctness_rule = correctness_rule_of(evaluation)};
+                    .correctness_rule = correctness_rule_of(evaluation),
+                    .gpu_stages_not_run = gpu_stages_not_run(evaluation)};
   if (const auto& g = evaluation.generalisation; g && g->unseen_total > 0)
     record.unseen_correct = g->unseen_passed == g->unseen_total;
   for (const auto& workload : evaluation.workloads) {

@@ -48,8 +48,14 @@ struct TurnRecord {
   // The GPU stages that ran, with their parts and process starts (stage_parts_summary.hpp);
   // empty for a cached verdict or one that never reached a GPU.
   std::vector<eval::StageRecord> gpu_stage_costs;
+  // The GPU stages could not run on that machine (its correctness stage is `not_run`).
+  bool gpu_stages_not_run = false;
 
   bool correct() const { return eval::is_correct(verdict); }
+  // Whether correctness was decided: not for NOT_RUN, nor for INSTRUCTIONS_ABSENT decided from
+  // the machine code alone where the GPU stages could not run. INSTRUCTIONS_ABSENT of a file
+  // with no device code (a host-only run()) is final on any machine, and so judged.
+  bool judged() const { return verdict != eval::Verdict::kNotRun && !gpu_stages_not_run; }
   bool verified() const { return verdict == eval::Verdict::kPassed; }
 };
 
