@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -227,6 +228,31 @@ TEST(Report, JudgingCostAndCacheHitRates) {
   const auto html = util::read_file(paths->html);
   ASSERT_TRUE(html);
   EXPECT_NE(html->find("gpu_s_per_verdict"), std::string::npos);
+}
+
+// The mini run's held-out trajectory does not record its split: the tables take it from the
+// suite, and so does the viewer's index, so a held-out cell's link finds its trajectory.
+TEST(Report, ViewerItemsCarryTheSplitOfTheTables) {
+  util::TempDir out;
+  auto paths = write_report({kMiniRun}, quiet(out.path()));
+  ASSERT_TRUE(paths) << paths.error().message;
+  auto script = util::read_file(out.path() / "view" / "index.js");
+  ASSERT_TRUE(script);
+  const std::string prefix = "window.PTXBENCH_VIEW = ";
+  ASSERT_EQ(script->rfind(prefix, 0), 0u);
+  const auto data =
+      nlohmann::json::parse(script->substr(prefix.size(), script->rfind(';') - prefix.size()));
+  const auto& columns = data.at("columns");
+  const auto split = std::find(columns.begin(), columns.end(), "split") - columns.begin();
+  const auto task = std::find(columns.begin(), columns.end(), "task") - columns.begin();
+  int heldout = 0;
+  for (const auto& item : data.at("items")) {
+    // an item is [page, title, value per column]
+    const std::string item_task = item.at(2 + task), item_split = item.at(2 + split);
+    EXPECT_EQ(item_split, item_task == "mha_fwd_lse_d96" ? "heldout" : "train") << item_task;
+    heldout += item_split == "heldout";
+  }
+  EXPECT_EQ(heldout, 1);
 }
 
 // A GPU run with one correct and one host-only trajectory (INSTRUCTIONS_ABSENT: no device code)

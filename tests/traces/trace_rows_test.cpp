@@ -117,12 +117,32 @@ YAML::Node front_matter(const std::string& card) {
 }
 
 TEST(DatasetCard, NamesTheDataFileAndCountsVerdicts) {
-  const auto rows = rows_of(make_trajectory(), "run-a", {});
+  auto rows = rows_of(make_trajectory(), "run-a", {});
+  for (auto& row : rows) row.split = "train";
   const auto card = render_dataset_card({.name = "t", .runs = {"run-a"}}, rows);
   EXPECT_EQ(front_matter(card)["configs"][0]["data_files"][0]["path"].as<std::string>(),
-            "traces.jsonl");
+            "train/traces.jsonl");
   EXPECT_NE(card.find("| NO_CODE | 1 |"), std::string::npos);
   EXPECT_NE(card.find("not reviewed"), std::string::npos);
+}
+
+// Held-out rows never load as train: each split has its own data file, and the card's
+// config maps each split to its file alone.
+TEST(DatasetCard, HeldOutRowsHaveTheirOwnSplit) {
+  auto train = rows_of(make_trajectory(), "run-a", {});
+  for (auto& row : train) row.split = "train";
+  auto heldout = rows_of(make_trajectory(), "run-b", {});
+  for (auto& row : heldout) row.split = "heldout";
+  train.insert(train.end(), heldout.begin(), heldout.end());
+  const auto card = render_dataset_card({.name = "t", .runs = {"run-a", "run-b"}}, train);
+  const auto files = front_matter(card)["configs"][0]["data_files"];
+  ASSERT_EQ(files.size(), 2u) << card;
+  std::map<std::string, std::string> path_of;
+  for (const auto& file : files)
+    path_of[file["split"].as<std::string>()] = file["path"].as<std::string>();
+  EXPECT_EQ(path_of["train"], "train/traces.jsonl");
+  EXPECT_EQ(path_of["heldout"], "heldout/traces.jsonl");
+  EXPECT_NE(card.find("`heldout` 2, `train` 2"), std::string::npos) << card;
 }
 
 TEST(DatasetCard, ANameOrRunWithNewlinesStaysAValueAndInjectsNothing) {
@@ -135,7 +155,7 @@ TEST(DatasetCard, ANameOrRunWithNewlinesStaysAValueAndInjectsNothing) {
   EXPECT_FALSE(header["license"].IsDefined());
   EXPECT_EQ(header.size(), 4u);  // pretty_name, tags, configs, dataset_info
   EXPECT_TRUE(header["dataset_info"]["features"].IsSequence());
-  EXPECT_EQ(header["configs"][0]["data_files"][0]["path"].as<std::string>(), "traces.jsonl");
+  EXPECT_EQ(header["configs"][0]["data_files"][0]["path"].as<std::string>(), "train/traces.jsonl");
   EXPECT_EQ(card.find("\n# injected"), std::string::npos) << card;
   EXPECT_EQ(card.find("\n## injected run"), std::string::npos) << card;
 }

@@ -232,6 +232,9 @@ std::vector<fs::path> write_viewer(const ReportData& data,
                                            trajectory.error().message));
       continue;
     }
+    // The split the tables use (the suite's, for a file that does not record one), so a
+    // cell's link finds its trajectories; the agent's reader would have defaulted it to train.
+    trajectory->info.split = record.split.empty() ? "unknown" : record.split;
     viewer.add_trajectory(*trajectory, record.run);
     if (options.progress && ++done % options.progress_every == 0) {
       options.progress(fmt::format("viewer: {} trajectory pages", done));

@@ -15,8 +15,8 @@ namespace ptxbench::traces {
 namespace {
 
 // The Hugging Face card's YAML header, written by yaml-cpp's emitter so that any name stays
-// one value.
-std::string front_matter(const CardInputs& inputs) {
+// one value: one data file per split that has rows.
+std::string front_matter(const CardInputs& inputs, const std::set<std::string>& splits) {
   YAML::Emitter yaml;
   yaml << YAML::BeginMap;
   yaml << YAML::Key << "pretty_name" << YAML::Value << YAML::DoubleQuoted << inputs.name;
@@ -25,22 +25,32 @@ std::string front_matter(const CardInputs& inputs) {
   yaml << YAML::EndSeq;
   yaml << YAML::Key << "configs" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
   yaml << YAML::Key << "config_name" << YAML::Value << "default";
-  yaml << YAML::Key << "data_files" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
-  yaml << YAML::Key << "split" << YAML::Value << "train";
-  yaml << YAML::Key << "path" << YAML::Value << YAML::DoubleQuoted << inputs.data_file;
-  yaml << YAML::EndMap << YAML::EndSeq << YAML::EndMap << YAML::EndSeq << YAML::EndMap;
+  yaml << YAML::Key << "data_files" << YAML::Value << YAML::BeginSeq;
+  for (const auto& split : splits) {
+    yaml << YAML::BeginMap;
+    yaml << YAML::Key << "split" << YAML::Value << split;
+    yaml << YAML::Key << "path" << YAML::Value << YAML::DoubleQuoted << data_file(split);
+    yaml << YAML::EndMap;
+  }
+  yaml << YAML::EndSeq << YAML::EndMap << YAML::EndSeq << YAML::EndMap;
   // The declared column types (trace_rows.hpp) follow as ptxbench's own fixed YAML.
   return fmt::format("---\n{}\ndataset_info:\n{}---\n\n", yaml.c_str(), trace_features_yaml());
 }
 
 }  // namespace
 
+std::string data_file(const std::string& split) {
+  return split + "/traces.jsonl";
+}
+
 std::string render_dataset_card(const CardInputs& inputs, const std::vector<TraceRow>& rows) {
-  std::map<std::string, int> verdicts;
-  std::set<std::string> models, tasks, trajectories;
+  std::map<std::string, int> verdicts, split_rows;
+  std::set<std::string> models, tasks, trajectories, splits;
   int exploits = 0;
   for (const auto& row : rows) {
     ++verdicts[row.verdict];
+    ++split_rows[row.split];
+    splits.insert(row.split);
     models.insert(row.model);
     tasks.insert(row.task);
     trajectories.insert(row.run + "/" + row.trajectory_id);
@@ -48,7 +58,8 @@ std::string render_dataset_card(const CardInputs& inputs, const std::vector<Trac
   }
   std::vector<std::string> runs;
   for (const auto& run : inputs.runs) runs.push_back(util::markdown_inline(run));
-  std::string out = front_matter(inputs);
+  if (splits.empty()) splits.insert("train");  // an empty export still names a loadable file
+  std::string out = front_matter(inputs, splits);
   out += fmt::format("# {}\n\n", util::markdown_inline(inputs.name));
   out += fmt::format(
       "Multi-turn trajectories of language models writing architecture-specific PTX/CUDA kernels "
@@ -57,10 +68,17 @@ std::string render_dataset_card(const CardInputs& inputs, const std::vector<Trac
       "executed instruction families, timing against the vendor-library baseline).\n\n"
       "{} rows from {} trajectories of {} model(s) on {} task(s), exported from: {}.\n\n",
       rows.size(), trajectories.size(), models.size(), tasks.size(), fmt::join(runs, ", "));
+  std::vector<std::string> counts;
+  for (const auto& [split, n] : split_rows) counts.push_back(fmt::format("`{}` {}", split, n));
+  out += fmt::format(
+      "Splits (rows): {}. A trajectory's split is its task's: `heldout` tasks (sizes and "
+      "variants kept out of training) are never in `train`; `unknown` holds trajectories whose "
+      "file does not record a split and whose task the suite does not know.\n\n",
+      counts.empty() ? std::string("none") : fmt::format("{}", fmt::join(counts, ", ")));
   out +=
       "```python\nfrom datasets import load_dataset\nrows = load_dataset(\"json\", "
       "data_files=" +
-      nlohmann::json(inputs.data_file).dump() + ", split=\"train\")\n```\n\n";
+      nlohmann::json(data_file("train")).dump() + ", split=\"train\")\n```\n\n";
   out +=
       "## Columns\n\n"
       "| column | meaning |\n|---|---|\n"

@@ -1,6 +1,8 @@
 // The dataset card (README.md) of exported traces: the Hugging Face card's YAML header naming
-// the data file, then what the rows are and how many of each verdict there are.
+// one data file per split (so held-out tasks never load as `train`), then what the rows are and
+// how many of each verdict there are.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -8,10 +10,12 @@
 
 namespace ptxbench::traces {
 
+// A split's data file, relative to the dataset folder: "train/traces.jsonl".
+std::string data_file(const std::string& split);
+
 struct CardInputs {
   std::string name;               // the dataset's name
   std::vector<std::string> runs;  // run folders it came from
-  std::string data_file = "traces.jsonl";
   bool exploit_list_given = false;
 };
 
