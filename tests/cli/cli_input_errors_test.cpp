@@ -94,13 +94,13 @@ TEST(CliInputErrors, ANewlineInTheDatasetNameStaysInItsYamlValue) {
   EXPECT_EQ(header["pretty_name"].as<std::string>(), name);
   EXPECT_FALSE(header["license"].IsDefined()) << card;
   EXPECT_EQ(entries(dir.path()), 1u) << "no staging folder left";
-  // Exporting again into the folder keeps the files it holds besides the two it writes.
+  // Exporting again into the folder keeps the files it holds besides the ones it writes.
   util::write_file_atomic(dir.path() / "ds" / ".gitattributes", "*.jsonl filter=lfs\n");
   auto again =
       ptxbench({"export-traces", kMiniRun.string(), "--out", (dir.path() / "ds").string()});
   ASSERT_EQ(again.exit_code, 0) << again.stderr_text;
   EXPECT_TRUE(fs::exists(dir.path() / "ds" / ".gitattributes"));
-  EXPECT_EQ(entries(dir.path() / "ds"), 3u);
+  EXPECT_EQ(entries(dir.path() / "ds"), 4u);  // .gitattributes, README.md, train/, heldout/
 }
 
 TEST(CliInputErrors, ANewlineInTheImageIsRefusedBeforeAnythingIsWritten) {
