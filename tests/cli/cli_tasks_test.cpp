@@ -26,9 +26,9 @@ int task_rows(const std::string& table) {
 TEST(CliTasks, ListsTheWholeSuite) {
   auto r = ptxbench({"tasks"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_EQ(task_rows(r.stdout_text), 31);
+  EXPECT_EQ(task_rows(r.stdout_text), 37);
   EXPECT_THAT(r.stdout_text, HasSubstr("gemm_n7168_k5120 *"));
-  EXPECT_THAT(r.stdout_text, HasSubstr("31 tasks"));
+  EXPECT_THAT(r.stdout_text, HasSubstr("37 tasks"));
 }
 
 TEST(CliTasks, Filters) {
@@ -37,7 +37,8 @@ TEST(CliTasks, Filters) {
   EXPECT_EQ(task_rows(bwd.stdout_text), 6);
   auto heldout = ptxbench({"tasks", "--split", "heldout"});
   ASSERT_EQ(heldout.exit_code, 0) << heldout.stderr_text;
-  EXPECT_EQ(task_rows(heldout.stdout_text), 3 + 4 + 2);  // 3 GEMM shapes, d96 and d256 fwd, d96 bwd
+  // 3 GEMM shapes, d96 and d256 fwd, d96 bwd, one FP8 GEMM shape, the batch-64 decode
+  EXPECT_EQ(task_rows(heldout.stdout_text), 3 + 4 + 2 + 1 + 1);
   auto blackwell = ptxbench({"tasks", "--arch", "blackwell", "--family", "gemm"});
   ASSERT_EQ(blackwell.exit_code, 0) << blackwell.stderr_text;
   EXPECT_EQ(task_rows(blackwell.stdout_text), 17);

@@ -162,7 +162,7 @@ TEST_P(FamilyOf, Classifies) {
 INSTANTIATE_TEST_SUITE_P(
     Spellings, FamilyOf,
     ::testing::Values(FamilyCase{"HGMMA.64x128x16.F32.BF16", Arch::kHopper, "GMMA"},
-                      FamilyCase{"QGMMA.64x256x32.F32.E4M3.E4M3", Arch::kHopper, "GMMA"},
+                      FamilyCase{"QGMMA.64x256x32.F32.E4M3.E4M3", Arch::kHopper, "QGMMA"},
                       FamilyCase{"IGMMA.64x64x32.S32.S8.S8", Arch::kHopper, "GMMA"},
                       FamilyCase{"UTMALDG.2D.MULTICAST", Arch::kHopper, "TMA"},
                       FamilyCase{"UTMASTG.3D", Arch::kHopper, "TMA"},
@@ -177,7 +177,8 @@ INSTANTIATE_TEST_SUITE_P(
                       FamilyCase{"BAR.SYNC.DEFER_BLOCKING", Arch::kHopper, ""},
                       FamilyCase{"UTCHMMA", Arch::kHopper, ""},
                       FamilyCase{"UTCHMMA", Arch::kBlackwell, "UTCMMA"},
-                      FamilyCase{"UTCQMMA.2CTA", Arch::kBlackwell, "UTCMMA"},
+                      FamilyCase{"UTCQMMA.2CTA", Arch::kBlackwell, "UTCQMMA"},
+                      FamilyCase{"UTCQMMA", Arch::kBlackwell, "UTCQMMA"},
                       FamilyCase{"UTCBAR.2CTA.MULTICAST", Arch::kBlackwell, "UTCBAR"},
                       FamilyCase{"LDTM.x32", Arch::kBlackwell, "TMEM"},
                       FamilyCase{"STTM.x16", Arch::kBlackwell, "TMEM"},
@@ -195,9 +196,9 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(TrackedFamilies, EveryClassifiedFamilyIsListed) {
   for (auto a : arch::all()) {
-    for (const auto* opcode :
-         {"HGMMA.64x8x16.F32.BF16", "UTMALDG.2D", "SYNCS.EXCH.64", "WARPGROUP.ARRIVE", "USETMAXREG",
-          "STSM.16.M88", "UTCHMMA", "UTCBAR", "LDTM.x32"}) {
+    for (const auto* opcode : {"HGMMA.64x8x16.F32.BF16", "UTMALDG.2D", "SYNCS.EXCH.64",
+                               "WARPGROUP.ARRIVE", "USETMAXREG", "STSM.16.M88", "UTCHMMA", "UTCBAR",
+                               "LDTM.x32", "QGMMA.64x128x32.F32.E4M3.E4M3", "UTCQMMA"}) {
       const auto family = family_of(opcode, a);
       if (!family.empty()) {
         EXPECT_THAT(tracked_families(a), ::testing::Contains(family));
@@ -206,6 +207,8 @@ TEST(TrackedFamilies, EveryClassifiedFamilyIsListed) {
   }
   EXPECT_TRUE(is_tensor_core_family("GMMA"));
   EXPECT_TRUE(is_tensor_core_family("UTCMMA"));
+  EXPECT_TRUE(is_tensor_core_family("QGMMA"));
+  EXPECT_TRUE(is_tensor_core_family("UTCQMMA"));
   EXPECT_FALSE(is_tensor_core_family("TMA"));
 }
 

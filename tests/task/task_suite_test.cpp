@@ -53,13 +53,15 @@ std::vector<std::string> shape(const Task& task, const std::vector<TensorSpec>& 
   return out;
 }
 
-TEST_F(BuiltInSuite, HasThe31TasksInThreeFamilies) {
+TEST_F(BuiltInSuite, HasThe37TasksInFiveFamilies) {
   std::map<std::string, int> per_family;
   for (const auto& t : suite()) ++per_family[t.family];
-  EXPECT_EQ(suite().size(), 31u);
+  EXPECT_EQ(suite().size(), 37u);
   EXPECT_EQ(per_family["gemm"], 17);
   EXPECT_EQ(per_family["mha_fwd"], 8);
   EXPECT_EQ(per_family["mha_bwd"], 6);
+  EXPECT_EQ(per_family["gemm_fp8"], 4);
+  EXPECT_EQ(per_family["mha_decode"], 2);
 }
 
 TEST_F(BuiltInSuite, GemmNamesMatchShapesAndSizes) {
@@ -92,7 +94,7 @@ TEST_F(BuiltInSuite, AttentionNamesMatchHeadDimMaskAndSizes) {
   const std::regex pattern(R"(mha_(fwd_lse|bwd)_d(\d+)(_causal)?)");
   const std::set<std::int64_t> sizes{512, 1024, 2048, 4096, 8192, 16384};
   for (const auto& t : suite()) {
-    if (t.family == "gemm") continue;
+    if (t.family != "mha_fwd" && t.family != "mha_bwd") continue;
     SCOPED_TRACE(t.name);
     std::smatch match;
     ASSERT_TRUE(std::regex_match(t.name, match, pattern));
@@ -127,6 +129,59 @@ TEST_F(BuiltInSuite, AttentionNamesMatchHeadDimMaskAndSizes) {
       EXPECT_EQ(t.baseline, ptxbench::task::Baseline::kCudnnSdpaBwd);
     }
   }
+}
+
+// FP8: e4m3 operands with per-tensor scales, bf16 out; the core GEMM's shape is one of them and
+// the long-K shape is where an accumulation without promotion shows.
+TEST_F(BuiltInSuite, Fp8GemmNamesMatchShapesScalesAndSizes) {
+  const std::regex pattern(R"(gemm_fp8_n(\d+)_k(\d+))");
+  std::set<std::string> names;
+  for (const auto& t : suite()) {
+    if (t.family != "gemm_fp8") continue;
+    SCOPED_TRACE(t.name);
+    names.insert(t.name);
+    std::smatch match;
+    ASSERT_TRUE(std::regex_match(t.name, match, pattern));
+    EXPECT_EQ(t.op_type, OpType::kGemmFp8);
+    EXPECT_EQ(t.find_axis("N")->value, std::stoll(match[1]));
+    EXPECT_EQ(t.find_axis("K")->value, std::stoll(match[2]));
+    EXPECT_EQ(values_of(t, "M"), (std::set<std::int64_t>{70, 232, 972, 2379, 8192, 8828}));
+    EXPECT_EQ(t.axis_value("M", t.headline()), 8192);
+    EXPECT_THAT(shape(t, t.inputs),
+                ::testing::ElementsAre("A:float8_e4m3fn:M:K", "B:float8_e4m3fn:N:K",
+                                       "SCALE_A:float32", "SCALE_B:float32"));
+    EXPECT_THAT(shape(t, t.outputs), ::testing::ElementsAre("C:bfloat16:M:N"));
+    EXPECT_EQ(t.baseline, Baseline::kCublasLtGemmFp8Nt);
+    EXPECT_DOUBLE_EQ(t.flops(t.headline()), 2.0 * 8192 *
+                                                static_cast<double>(*t.find_axis("N")->value) *
+                                                static_cast<double>(*t.find_axis("K")->value));
+  }
+  EXPECT_TRUE(names.contains("gemm_fp8_n7168_k5120"));   // the core GEMM's shape
+  EXPECT_TRUE(names.contains("gemm_fp8_n4096_k14336"));  // long K
+}
+
+TEST_F(BuiltInSuite, DecodeTasksAreGroupedQueryOverRaggedCaches) {
+  int decode = 0;
+  for (const auto& t : suite()) {
+    if (t.family != "mha_decode") continue;
+    SCOPED_TRACE(t.name);
+    ++decode;
+    EXPECT_EQ(t.op_type, OpType::kMhaDecode);
+    EXPECT_EQ(t.find_axis("H")->value, 32);
+    EXPECT_EQ(t.find_axis("HKV")->value, 8);
+    EXPECT_EQ(t.find_axis("D")->value, 128);
+    EXPECT_EQ(values_of(t, "S"), (std::set<std::int64_t>{1024, 4096, 8192, 16384, 32768}));
+    EXPECT_EQ(t.axis_value("S", t.headline()), 32768);  // the long-KV workload is timed
+    EXPECT_THAT(shape(t, t.inputs),
+                ::testing::ElementsAre("Q:bfloat16:B:H:D", "K:bfloat16:B:HKV:S:D",
+                                       "V:bfloat16:B:HKV:S:D", "KV_LEN:int32:B"));
+    EXPECT_THAT(shape(t, t.outputs), ::testing::ElementsAre("O:bfloat16:B:H:D", "LSE:float32:B:H"));
+    EXPECT_EQ(t.baseline, Baseline::kCudnnSdpaDecode);
+    EXPECT_NEAR(t.parameters.at("scale"), 1.0 / std::sqrt(128.0), 1e-12);
+    const double b = static_cast<double>(*t.find_axis("B")->value);
+    EXPECT_DOUBLE_EQ(t.flops(t.headline()), 4.0 * b * 32 * 128 * (32768 + 1) / 2);
+  }
+  EXPECT_EQ(decode, 2);
 }
 
 TEST_F(BuiltInSuite, CoreTasksAreTheFiveOfTheResearch) {
@@ -172,9 +227,8 @@ TEST_F(BuiltInSuite, EveryTaskHasNormalAndSpikyInputsAndTheDefaultTolerance) {
     // hang on single bf16 roundings (the H200 showed expert kernels and the library disagreeing
     // there seed by seed, docs/correctness.md).
     EXPECT_EQ(kinds.contains(Distribution::kLarge), t.op_type == ptxbench::task::OpType::kGemm);
-    EXPECT_TRUE(kinds.contains(t.op_type == ptxbench::task::OpType::kGemm
-                                   ? Distribution::kNearTies
-                                   : Distribution::kEqualScores));
+    EXPECT_TRUE(
+        kinds.contains(is_gemm(t.op_type) ? Distribution::kNearTies : Distribution::kEqualScores));
     EXPECT_EQ(t.headline().distribution, Distribution::kNormal);
     EXPECT_DOUBLE_EQ(t.tolerance.atol, 1e-2);
     EXPECT_DOUBLE_EQ(t.tolerance.rtol, 1e-2);
@@ -183,13 +237,25 @@ TEST_F(BuiltInSuite, EveryTaskHasNormalAndSpikyInputsAndTheDefaultTolerance) {
   }
 }
 
+// FP8 GEMMs demand the FP8 MMA itself (a cast to bf16 first gives HGMMA, never QGMMA); decode is
+// bound by memory, so it demands the copy engine and its barriers, not tensor cores.
 TEST_F(BuiltInSuite, RequestedFamiliesAreTrackedInTheSassOfTheirArch) {
   for (const auto& t : suite()) {
     SCOPED_TRACE(t.name);
-    EXPECT_THAT(t.requested.at(arch::Arch::kHopper),
-                ::testing::ElementsAre("GMMA", "TMA", "SYNCS"));
-    EXPECT_THAT(t.requested.at(arch::Arch::kBlackwell),
-                ::testing::ElementsAre("UTCMMA", "TMEM", "TMA"));
+    if (t.op_type == OpType::kGemmFp8) {
+      EXPECT_THAT(t.requested.at(arch::Arch::kHopper),
+                  ::testing::ElementsAre("QGMMA", "TMA", "SYNCS"));
+      EXPECT_THAT(t.requested.at(arch::Arch::kBlackwell),
+                  ::testing::ElementsAre("UTCQMMA", "TMEM", "TMA"));
+    } else if (t.op_type == OpType::kMhaDecode) {
+      EXPECT_THAT(t.requested.at(arch::Arch::kHopper), ::testing::ElementsAre("TMA", "SYNCS"));
+      EXPECT_THAT(t.requested.at(arch::Arch::kBlackwell), ::testing::ElementsAre("TMA", "SYNCS"));
+    } else {
+      EXPECT_THAT(t.requested.at(arch::Arch::kHopper),
+                  ::testing::ElementsAre("GMMA", "TMA", "SYNCS"));
+      EXPECT_THAT(t.requested.at(arch::Arch::kBlackwell),
+                  ::testing::ElementsAre("UTCMMA", "TMEM", "TMA"));
+    }
     for (const auto& [a, families] : t.requested) {
       const auto& tracked = sass::tracked_families(a);
       for (const auto& family : families) {

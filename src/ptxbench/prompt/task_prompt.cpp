@@ -70,7 +70,18 @@ std::string inputs_text(const task::Task& task) {
         "O and LSE are not drawn: they are the reference forward pass's outputs for the drawn Q, "
         "K and V; dO is drawn.\n";
   }
-  if (has_tensor(task, "LSE")) {
+  if (task.op_type == task::OpType::kMhaDecode) {
+    text +=
+        "KV_LEN is not drawn: sequence 0 has the full length S and every other sequence a length "
+        "between 1 and S, new each trial, so lengths differ within the batch and are rarely a "
+        "multiple of a tile. Keys and values at positions ≥ KV_LEN[b] are drawn like the rest and "
+        "must be ignored.\n";
+  }
+  if (task.op_type == task::OpType::kMhaDecode) {
+    text +=
+        "LSE is float32 and in natural log of the *scaled* scores: LSE[b,h] = ln Σ_{j < KV_LEN[b]} "
+        "exp(scale · Σ_d Q[b,h,d] · K[b,h/(H/HKV),j,d]), with the task's scale (1/√D).\n";
+  } else if (has_tensor(task, "LSE")) {
     text +=
         "LSE is float32 and in natural log of the *scaled* scores: LSE[b,h,i] = ln Σ_j exp(scale · "
         "Σ_d Q[b,h,i,d] · K[b,h,j,d]), over the keys j the mask keeps, with the task's scale "
@@ -83,13 +94,15 @@ std::string inputs_text(const task::Task& task) {
 
 std::string describe_family(std::string_view family) {
   static const std::map<std::string_view, std::string_view> kPtxOf{
-      {"GMMA", "wgmma.mma_async (SASS HGMMA/QGMMA)"},
+      {"GMMA", "wgmma.mma_async (SASS HGMMA)"},
+      {"QGMMA", "wgmma.mma_async with .e4m3/.e5m2 operands (SASS QGMMA)"},
       {"TMA", "cp.async.bulk.tensor / cp.async.bulk (SASS UTMALDG/UTMASTG/UBLKCP)"},
       {"SYNCS", "mbarrier (SASS SYNCS)"},
       {"WARPGROUP", "wgmma.fence / commit_group / wait_group (SASS WARPGROUP.*)"},
       {"SETMAXNREG", "setmaxnreg (SASS USETMAXREG)"},
       {"STSM", "stmatrix (SASS STSM)"},
       {"UTCMMA", "tcgen05.mma (SASS UTC*MMA)"},
+      {"UTCQMMA", "tcgen05.mma kind::f8f6f4 (SASS UTCQMMA)"},
       {"UTCBAR", "tcgen05.commit (SASS UTCBAR)"},
       {"TMEM", "tcgen05.alloc / tcgen05.ld / tcgen05.st (SASS LDTM/STTM)"},
   };

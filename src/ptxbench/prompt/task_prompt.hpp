@@ -12,7 +12,7 @@ namespace ptxbench::prompt {
 std::string build_task_prompt(const task::Task& task, arch::Arch arch);
 
 // The PTX a SASS instruction family comes from, for people and models:
-// "GMMA" -> "wgmma.mma_async (SASS HGMMA/QGMMA)". Unknown families are returned as they are.
+// "GMMA" -> "wgmma.mma_async (SASS HGMMA)". Unknown families are returned as they are.
 std::string describe_family(std::string_view family);
 
 }  // namespace ptxbench::prompt

@@ -1,9 +1,10 @@
 // Which SASS opcodes belong to the instruction families ptxbench tracks. Spellings were read
-// from nvdisasm 13.x output of nvcc 13.0 cubins: Hopper HGMMA.64x128x16.F32.BF16, UTMALDG.2D,
-// UBLKCP.S.G, UTMACMDFLUSH, SYNCS.EXCH.64 / ARRIVE.TRANS64 / PHASECHK.TRANS64.TRYWAIT,
-// WARPGROUP.ARRIVE / DEPBAR.LE, USETMAXREG, STSM.16.M88; Blackwell UTCHMMA (tcgen05.mma
-// kind::f16), UTCBAR (tcgen05.commit), LDTM.x32 / STTM (tcgen05.ld / st), UTCCP (tcgen05.cp),
-// UTCSHIFT (tcgen05.shift), UTCATOMSWS.FIND_AND_SET / .AND (tcgen05.alloc / dealloc).
+// from nvdisasm 13.x output of nvcc 13.0 cubins: Hopper HGMMA.64x128x16.F32.BF16,
+// QGMMA.64x128x32.F32.E4M3.E4M3, UTMALDG.2D, UBLKCP.S.G, UTMACMDFLUSH, SYNCS.EXCH.64 /
+// ARRIVE.TRANS64 / PHASECHK.TRANS64.TRYWAIT, WARPGROUP.ARRIVE / DEPBAR.LE, USETMAXREG,
+// STSM.16.M88; Blackwell UTCHMMA (tcgen05.mma kind::f16), UTCQMMA (kind::f8f6f4), UTCBAR
+// (tcgen05.commit), LDTM.x32 / STTM (tcgen05.ld / st), UTCCP (tcgen05.cp), UTCSHIFT
+// (tcgen05.shift), UTCATOMSWS.FIND_AND_SET / .AND (tcgen05.alloc / dealloc).
 #include <algorithm>
 #include <array>
 #include <regex>
@@ -30,7 +31,10 @@ std::string common_family(std::string_view base) {
 }
 
 std::string hopper_family(std::string_view base) {
-  if (base == "HGMMA" || base == "IGMMA" || base == "QGMMA" || base == "BGMMA") return "GMMA";
+  // FP8 operands (QGMMA.64x128x32.F32.E4M3.E4M3) are a family of their own, so that a task
+  // can demand them: a kernel that converts FP8 to bf16 first issues HGMMA instead.
+  if (base == "QGMMA") return "QGMMA";
+  if (base == "HGMMA" || base == "IGMMA" || base == "BGMMA") return "GMMA";
   if (base == "WARPGROUP") return "WARPGROUP";
   if (base == "USETMAXREG") return "SETMAXNREG";
   if (base == "STSM") return "STSM";
@@ -38,6 +42,7 @@ std::string hopper_family(std::string_view base) {
 }
 
 std::string blackwell_family(std::string_view base) {
+  if (base == "UTCQMMA") return "UTCQMMA";  // tcgen05.mma kind::f8f6f4
   if (base.starts_with("UTC") && base.find("MMA") != std::string_view::npos) return "UTCMMA";
   if (base == "UTCBAR") return "UTCBAR";
   if (base == "LDTM" || base == "STTM" || base == "UTCCP" || base == "UTCSHIFT" ||
@@ -54,14 +59,15 @@ std::string family_of(std::string_view opcode, arch::Arch arch) {
 }
 
 const std::vector<std::string>& tracked_families(arch::Arch arch) {
-  static const std::vector<std::string> hopper{"GMMA",      "TMA",        "SYNCS",
+  static const std::vector<std::string> hopper{"GMMA",      "QGMMA",      "TMA", "SYNCS",
                                                "WARPGROUP", "SETMAXNREG", "STSM"};
-  static const std::vector<std::string> blackwell{"UTCMMA", "UTCBAR", "TMEM", "TMA", "SYNCS"};
+  static const std::vector<std::string> blackwell{"UTCMMA", "UTCQMMA", "UTCBAR",
+                                                  "TMEM",   "TMA",     "SYNCS"};
   return arch == arch::Arch::kHopper ? hopper : blackwell;
 }
 
 bool is_tensor_core_family(std::string_view family) {
-  return family == "GMMA" || family == "UTCMMA";
+  return family == "GMMA" || family == "QGMMA" || family == "UTCMMA" || family == "UTCQMMA";
 }
 
 std::optional<double> flops_per_execution(std::string_view opcode) {

@@ -40,12 +40,12 @@ struct SassModule {
 };
 
 // Tracked family of an opcode for an arch ("" when untracked). Families:
-//   Hopper:    GMMA (HGMMA/IGMMA/QGMMA/BGMMA), TMA
+//   Hopper:    GMMA (HGMMA/IGMMA/BGMMA), QGMMA (FP8 operands), TMA
 //   (UTMALDG/UTMASTG/UTMAREDG/UTMAPF/UBLKCP/UBLKRED),
 //              SYNCS (mbarrier), WARPGROUP (WARPGROUP.ARRIVE/DEPBAR), SETMAXNREG (USETMAXREG),
 //              STSM (stmatrix)
-//   Blackwell: UTCMMA (UTC*MMA), UTCBAR (tcgen05.commit), TMEM (LDTM/STTM/UTMEM*/tcgen05.alloc),
-//              TMA, SYNCS
+//   Blackwell: UTCMMA (UTC*MMA but UTCQMMA), UTCQMMA (tcgen05.mma kind::f8f6f4),
+//              UTCBAR (tcgen05.commit), TMEM (LDTM/STTM/UTMEM*/tcgen05.alloc), TMA, SYNCS
 std::string family_of(std::string_view opcode, arch::Arch arch);
 // The families family_of can return for an arch, in the order above.
 const std::vector<std::string>& tracked_families(arch::Arch arch);

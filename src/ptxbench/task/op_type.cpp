@@ -6,9 +6,11 @@ namespace ptxbench::task {
 namespace {
 
 // Indexed by the enums' values.
-constexpr std::array<std::string_view, 3> kOpTypes{"gemm", "mha_fwd_lse", "mha_bwd"};
-constexpr std::array<std::string_view, 3> kBaselines{"cublaslt.gemm_bf16_nt", "cudnn.sdpa_fwd",
-                                                     "cudnn.sdpa_bwd"};
+constexpr std::array<std::string_view, 5> kOpTypes{"gemm", "mha_fwd_lse", "mha_bwd", "gemm_fp8",
+                                                   "mha_decode"};
+constexpr std::array<std::string_view, 5> kBaselines{"cublaslt.gemm_bf16_nt", "cudnn.sdpa_fwd",
+                                                     "cudnn.sdpa_bwd", "cublaslt.gemm_fp8_nt",
+                                                     "cudnn.sdpa_decode"};
 
 template <class Enum, std::size_t N>
 std::optional<Enum> parse_name(const std::array<std::string_view, N>& names,
@@ -31,7 +33,11 @@ std::span<const std::string_view> op_type_names() {
   return kOpTypes;
 }
 bool is_attention(OpType op_type) {
-  return op_type != OpType::kGemm;
+  return op_type == OpType::kMhaFwdLse || op_type == OpType::kMhaBwd ||
+         op_type == OpType::kMhaDecode;
+}
+bool is_gemm(OpType op_type) {
+  return op_type == OpType::kGemm || op_type == OpType::kGemmFp8;
 }
 
 std::string_view to_string(Baseline baseline) {

@@ -8,14 +8,26 @@
 
 namespace ptxbench::task {
 
-enum class OpType { kGemm, kMhaFwdLse, kMhaBwd };
-std::string_view to_string(OpType op_type);  // "gemm", "mha_fwd_lse", "mha_bwd"
+// gemm_fp8: e4m3 A, B with per-tensor fp32 scales, bf16 C; mha_decode: one query token per
+// sequence over a KV cache whose valid length differs per sequence.
+enum class OpType { kGemm, kMhaFwdLse, kMhaBwd, kGemmFp8, kMhaDecode };
+// "gemm", "mha_fwd_lse", "mha_bwd", "gemm_fp8", "mha_decode"
+std::string_view to_string(OpType op_type);
 std::optional<OpType> parse_op_type(std::string_view name);
 std::span<const std::string_view> op_type_names();
-bool is_attention(OpType op_type);  // forward or backward
+bool is_attention(OpType op_type);  // forward, backward or decode
+bool is_gemm(OpType op_type);       // bf16 or fp8
 
-enum class Baseline { kCublasLtGemmBf16Nt, kCudnnSdpaFwd, kCudnnSdpaBwd };
-std::string_view to_string(Baseline baseline);  // "cublaslt.gemm_bf16_nt", "cudnn.sdpa_fwd", ...
+enum class Baseline {
+  kCublasLtGemmBf16Nt,
+  kCudnnSdpaFwd,
+  kCudnnSdpaBwd,
+  kCublasLtGemmFp8Nt,  // e4m3 A, B with per-tensor scales (A_SCALE/B_SCALE pointers), bf16 C
+  kCudnnSdpaDecode,    // SDPA forward, one query per sequence, padding mask from KV_LEN
+};
+// "cublaslt.gemm_bf16_nt", "cudnn.sdpa_fwd", "cudnn.sdpa_bwd", "cublaslt.gemm_fp8_nt",
+// "cudnn.sdpa_decode"
+std::string_view to_string(Baseline baseline);
 std::optional<Baseline> parse_baseline(std::string_view name);
 std::span<const std::string_view> baseline_names();
 

@@ -57,6 +57,17 @@ double attention_forward_flops(const Task& task, const Workload& workload) {
   return causal != task.parameters.end() && causal->second != 0 ? full / 2 : full;
 }
 
+// Decode: q·Kᵀ and P·V, 2·D FLOPs each per (query head, key). The valid lengths are drawn per
+// trial in [1, S] with one sequence at S (docs/task-format.md), so the count takes the
+// expected length, (S + 1) / 2; decode is bound by the bytes of K and V, not by these FLOPs.
+double decode_flops(const Task& task, const Workload& workload) {
+  const double b = static_cast<double>(task.axis_value("B", workload));
+  const double h = static_cast<double>(task.axis_value("H", workload));
+  const double s = static_cast<double>(task.axis_value("S", workload));
+  const double d = static_cast<double>(task.axis_value("D", workload));
+  return 4.0 * b * h * d * (s + 1.0) / 2.0;
+}
+
 }  // namespace
 
 std::string_view to_string(DType dtype) {
@@ -135,6 +146,7 @@ std::vector<std::int64_t> Task::shape_of(const TensorSpec& tensor, const Workloa
 double Task::flops(const Workload& workload) const {
   switch (op_type) {
     case OpType::kGemm:
+    case OpType::kGemmFp8:
       return 2.0 * static_cast<double>(axis_value("M", workload)) *
              static_cast<double>(axis_value("N", workload)) *
              static_cast<double>(axis_value("K", workload));
@@ -143,6 +155,8 @@ double Task::flops(const Workload& workload) const {
     case OpType::kMhaBwd:
       // The usual convention: the backward pass does 2.5x the forward's matmul work.
       return 2.5 * attention_forward_flops(*this, workload);
+    case OpType::kMhaDecode:
+      return decode_flops(*this, workload);
   }
   PTXBENCH_CHECK(false, "no FLOP formula for op_type " + std::string(to_string(op_type)));
 }

@@ -21,7 +21,8 @@ using Json = nlohmann::ordered_json;
 
 // The axes each operator's formulas and baselines look up by name.
 std::vector<std::string_view> required_axes(OpType op_type) {
-  if (op_type == OpType::kGemm) return {"M", "N", "K"};
+  if (is_gemm(op_type)) return {"M", "N", "K"};
+  if (op_type == OpType::kMhaDecode) return {"B", "H", "HKV", "S", "D"};
   return {"B", "H", "S", "D"};  // attention, forward and backward
 }
 

@@ -10,14 +10,16 @@ namespace ptxbench::task {
 namespace {
 
 // The PTX a model writes to obtain each tracked SASS family.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kFamilyPtx{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kFamilyPtx{{
     {"GMMA", "wgmma.mma_async (warpgroup MMA from shared-memory descriptors)"},
+    {"QGMMA", "wgmma.mma_async with FP8 operands (.e4m3/.e5m2: an FP8 MMA, not bf16 after a cast)"},
     {"TMA", "cp.async.bulk.tensor (tensor memory accelerator copies with a CUtensorMap)"},
     {"SYNCS", "mbarrier (init, arrive.expect_tx, try_wait.parity)"},
     {"WARPGROUP", "wgmma.fence / commit_group / wait_group"},
     {"SETMAXNREG", "setmaxnreg (register reallocation between warpgroups)"},
     {"STSM", "stmatrix"},
     {"UTCMMA", "tcgen05.mma (MMA with the accumulator in tensor memory)"},
+    {"UTCQMMA", "tcgen05.mma kind::f8f6f4 (FP8 operands, accumulator in tensor memory)"},
     {"UTCBAR", "tcgen05.commit (MMA completion signalled on an mbarrier)"},
     {"TMEM", "tcgen05.alloc / tcgen05.ld / tcgen05.st (tensor memory)"},
 }};

@@ -52,7 +52,7 @@ std::string percent(double share) {
 
 int warps_per_tensor_core_op(std::string_view family) {
   // Hopper's wgmma is a warpgroup instruction; Blackwell's tcgen05.mma is issued by one thread.
-  return family == "GMMA" ? 4 : 1;
+  return family == "GMMA" || family == "QGMMA" ? 4 : 1;
 }
 
 std::string_view to_string(ExecutionEvidence evidence) {

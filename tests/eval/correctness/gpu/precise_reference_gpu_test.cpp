@@ -55,6 +55,108 @@ TEST(GemmReference, MatchesDoublePrecisionOnTheCpu) {
   }
 }
 
+// e4m3 bits as a float (bias 7, no infinities, S.1111.111 is NaN).
+float e4m3_to_float(std::uint8_t bits) {
+  const int sign = bits >> 7, exponent = (bits >> 3) & 0xF, mantissa = bits & 0x7;
+  if (exponent == 0xF && mantissa == 0x7) return NAN;
+  const float magnitude = exponent == 0 ? std::ldexp(mantissa / 8.0f, -6)
+                                        : std::ldexp(1.0f + mantissa / 8.0f, exponent - 7);
+  return sign ? -magnitude : magnitude;
+}
+
+template <class T>
+std::vector<T> download_raw(const eval::gpu::DeviceTensor& t) {
+  std::vector<T> out(static_cast<std::size_t>(t.elements()));
+  EXPECT_EQ(cudaMemcpy(out.data(), t.data(), t.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+  return out;
+}
+
+// FP8: exact e4m3 products summed in fp64, times both per-tensor scales, rounded once.
+TEST(GemmReference, Fp8MatchesDoublePrecisionOnTheCpu) {
+  PTXBENCH_CORRECTNESS_REQUIRE_GPU();
+  const std::int64_t m = 70, n = 130, k = 160;
+  worker::WorkerJob job;
+  job.op_type = ptxbench::task::OpType::kGemmFp8;
+  job.inputs = {
+      tensor("A", task::DType::kFloat8E4M3, {m, k}), tensor("B", task::DType::kFloat8E4M3, {n, k}),
+      tensor("SCALE_A", task::DType::kFloat32, {}), tensor("SCALE_B", task::DType::kFloat32, {})};
+  job.outputs = {tensor("C", task::DType::kBFloat16, {m, n})};
+  CudaStream stream;
+  DeviceTensors tensors = allocate(job);
+  tensors.fill_random_inputs(task::Distribution::kSpiky, 12, stream.get());
+  auto reference = gpu::compute_precise_reference(job, tensors.inputs(), stream.get());
+  ASSERT_TRUE(reference.has_value()) << reference.error().message;
+  ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess);
+  auto a = download_raw<std::uint8_t>(tensors.inputs()[0]);
+  auto b = download_raw<std::uint8_t>(tensors.inputs()[1]);
+  const double scale = double{download(tensors.inputs()[2])[0]} * download(tensors.inputs()[3])[0];
+  auto c = download_floats(reference.value()[0].data(), m * n);
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (std::int64_t kk = 0; kk < k; ++kk)
+        sum += double{e4m3_to_float(a[i * k + kk])} * e4m3_to_float(b[j * k + kk]);
+      ASSERT_FLOAT_EQ(c[i * n + j], static_cast<float>(scale * sum))
+          << "C[" << i << ", " << j << "]";
+    }
+  }
+}
+
+// Decode: lengths drawn by the task's rule (one full, the others anywhere in [1, S]), grouped
+// heads; every query over its own sequence's valid keys, against double precision on the CPU.
+TEST(DecodeReference, MatchesDoublePrecisionOnTheCpuWithDrawnLengths) {
+  PTXBENCH_CORRECTNESS_REQUIRE_GPU();
+  const std::int64_t batch = 3, heads = 8, kv_heads = 2, capacity = 130, dim = 128;
+  const double scale = 1.0 / std::sqrt(double(dim));
+  worker::WorkerJob job;
+  job.op_type = ptxbench::task::OpType::kMhaDecode;
+  job.parameters = {{"scale", scale}};
+  job.inputs = {tensor("Q", task::DType::kBFloat16, {batch, heads, dim}),
+                tensor("K", task::DType::kBFloat16, {batch, kv_heads, capacity, dim}),
+                tensor("V", task::DType::kBFloat16, {batch, kv_heads, capacity, dim}),
+                tensor("KV_LEN", task::DType::kInt32, {batch})};
+  job.outputs = {tensor("O", task::DType::kBFloat16, {batch, heads, dim}),
+                 tensor("LSE", task::DType::kFloat32, {batch, heads})};
+  CudaStream stream;
+  DeviceTensors tensors = allocate(job);
+  tensors.draw_inputs(job, 13, stream.get());
+  auto reference = gpu::compute_precise_reference(job, tensors.inputs(), stream.get());
+  ASSERT_TRUE(reference.has_value()) << reference.error().message;
+  ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess);
+  auto q = download(tensors.inputs()[0]), k = download(tensors.inputs()[1]);
+  auto v = download(tensors.inputs()[2]);
+  auto lengths = download_raw<std::int32_t>(tensors.inputs()[3]);
+  EXPECT_EQ(lengths[0], capacity);
+  auto o = download_floats(reference.value()[0].data(), batch * heads * dim);
+  auto lse = download_floats(reference.value()[1].data(), batch * heads);
+  for (std::int64_t b = 0; b < batch; ++b) {
+    ASSERT_GE(lengths[b], 1);
+    ASSERT_LE(lengths[b], capacity);
+    for (std::int64_t h = 0; h < heads; ++h) {
+      const std::int64_t row = b * heads + h, g = b * kv_heads + h / (heads / kv_heads);
+      std::vector<double> scores(static_cast<std::size_t>(lengths[b]));
+      double max = -INFINITY;
+      for (std::int64_t j = 0; j < lengths[b]; ++j) {
+        double dot = 0;
+        for (std::int64_t d = 0; d < dim; ++d)
+          dot += double{q[row * dim + d]} * k[(g * capacity + j) * dim + d];
+        scores[j] = scale * dot;
+        max = std::max(max, scores[j]);
+      }
+      double sum = 0;
+      for (double& score : scores) sum += (score = std::exp(score - max));
+      EXPECT_NEAR(lse[row], max + std::log(sum), 1e-5) << "LSE[" << b << ", " << h << "]";
+      for (std::int64_t d = 0; d < dim; ++d) {
+        double out = 0;
+        for (std::int64_t j = 0; j < lengths[b]; ++j)
+          out += scores[j] * v[(g * capacity + j) * dim + d];
+        EXPECT_NEAR(o[row * dim + d], out / sum, 1e-5)
+            << "O[" << b << ", " << h << ", " << d << "]";
+      }
+    }
+  }
+}
+
 struct AttentionCase {
   int dim;
   bool causal;

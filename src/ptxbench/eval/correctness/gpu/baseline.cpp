@@ -22,6 +22,10 @@ util::Expected<std::unique_ptr<Baseline>> make_baseline(const worker::WorkerJob&
       return make_cudnn_sdpa_forward(job, stream);
     case task::Baseline::kCudnnSdpaBwd:
       return make_cudnn_sdpa_backward(job, stream);
+    case task::Baseline::kCublasLtGemmFp8Nt:
+      return make_cublaslt_gemm_fp8(job, stream);
+    case task::Baseline::kCudnnSdpaDecode:
+      return make_cudnn_sdpa_decode(job, stream);
   }
   return util::make_error(fmt::format("no baseline named '{}'", job.baseline));
 }

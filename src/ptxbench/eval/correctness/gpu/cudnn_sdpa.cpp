@@ -30,7 +30,7 @@ constexpr int kSearchRounds = 7;
 // load (measured: medians of one GEMM moved by 5% between runs on a power-capped H200).
 constexpr double kKeepHeuristicWithin = 0.03;
 
-enum Uid : std::int64_t { kQ = 1, kK, kV, kO, kStats, kdO, kdQ, kdK, kdV };
+enum Uid : std::int64_t { kQ = 1, kK, kV, kO, kStats, kdO, kdQ, kdK, kdV, kSeqLenQ, kSeqLenKv };
 
 void fe_check(fe::error_t status, const char* what) {
   PTXBENCH_CHECK(status.is_good(), std::string(what) + ": " + status.get_message());
@@ -95,6 +95,47 @@ std::shared_ptr<fe::graph::Graph> forward_graph(const AttentionShape& s) {
       .set_data_type(fe::DataType_t::FLOAT)
       .set_dim({s.batch, s.q_heads, s.q_len, 1})
       .set_stride({s.q_heads * s.q_len, s.q_len, 1, 1});
+  return graph;
+}
+
+// Decode: one query per sequence (Q, O [B, H, D] seen as [B, H, 1, D]) over K, V [B, Hkv, S, D]
+// of which sequence b has its first KV_LEN[b] positions: cuDNN's padding mask, with per-sequence
+// lengths as [B, 1, 1, 1] int32 tensors (all query lengths 1).
+std::shared_ptr<fe::graph::Graph> decode_graph(const AttentionShape& s) {
+  auto graph = new_graph();
+  const std::vector<std::int64_t> row_strides{s.q_heads * s.head_dim, s.head_dim, s.head_dim, 1};
+  auto q = graph->tensor(fe::graph::Tensor_attributes()
+                             .set_name("Q")
+                             .set_uid(kQ)
+                             .set_dim({s.batch, s.q_heads, 1, s.head_dim})
+                             .set_stride(row_strides));
+  auto k = bhsd_tensor(*graph, "K", kK, s.batch, s.kv_heads, s.kv_len, s.head_dim);
+  auto v = bhsd_tensor(*graph, "V", kV, s.batch, s.kv_heads, s.kv_len, s.head_dim);
+  auto lengths = [&](const char* name, Uid uid) {
+    return graph->tensor(fe::graph::Tensor_attributes()
+                             .set_name(name)
+                             .set_uid(uid)
+                             .set_dim({s.batch, 1, 1, 1})
+                             .set_stride({1, 1, 1, 1})
+                             .set_data_type(fe::DataType_t::INT32));
+  };
+  auto options = fe::graph::SDPA_attributes()
+                     .set_name("sdpa_decode")
+                     .set_generate_stats(true)
+                     .set_attn_scale(static_cast<float>(s.scale))
+                     .set_padding_mask(true)
+                     .set_seq_len_q(lengths("seq_len_q", kSeqLenQ))
+                     .set_seq_len_kv(lengths("seq_len_kv", kSeqLenKv));
+  auto [o, stats] = graph->sdpa(q, k, v, options);
+  o->set_output(true)
+      .set_uid(kO)
+      .set_dim({s.batch, s.q_heads, 1, s.head_dim})
+      .set_stride(row_strides);
+  stats->set_output(true)
+      .set_uid(kStats)
+      .set_data_type(fe::DataType_t::FLOAT)
+      .set_dim({s.batch, s.q_heads, 1, 1})
+      .set_stride({s.q_heads, 1, 1, 1});
   return graph;
 }
 
@@ -320,6 +361,60 @@ class CudnnSdpa final : public Baseline {
   std::unique_ptr<SdpaPlan> backward_plan_;
 };
 
+// Decode: inputs Q, K, V, KV_LEN (the valid lengths, already made from their draw:
+// DeviceTensors::draw_inputs); outputs O, LSE. The query lengths are a buffer of ones it owns.
+class CudnnSdpaDecode final : public Baseline {
+ public:
+  CudnnSdpaDecode(const AttentionShape& shape, const std::filesystem::path& cache_dir,
+                  cudaStream_t stream)
+      : shape_(shape),
+        query_lengths_(static_cast<std::size_t>(shape.batch) * sizeof(std::int32_t)) {
+    const std::vector<std::int32_t> ones(static_cast<std::size_t>(shape.batch), 1);
+    PTXBENCH_CUDA_CHECK(cudaMemcpyAsync(query_lengths_.data(), ones.data(), query_lengths_.bytes(),
+                                        cudaMemcpyHostToDevice, stream));
+    std::int64_t q = shape.batch * shape.q_heads * shape.head_dim;
+    std::int64_t kv = shape.batch * shape.kv_heads * shape.kv_len * shape.head_dim;
+    ScratchTensors scratch;
+    scratch.add(kQ, q, task::DType::kBFloat16, stream);
+    scratch.add(kK, kv, task::DType::kBFloat16, stream);
+    scratch.add(kV, kv, task::DType::kBFloat16, stream);
+    scratch.add(kO, q, task::DType::kBFloat16, stream);
+    scratch.add(kStats, shape.batch * shape.q_heads, task::DType::kFloat32, stream);
+    // Plans are timed on full caches: every sequence at the capacity.
+    full_lengths_ = DeviceBuffer(query_lengths_.bytes());
+    const std::vector<std::int32_t> full(static_cast<std::size_t>(shape.batch),
+                                         static_cast<std::int32_t>(shape.kv_len));
+    PTXBENCH_CUDA_CHECK(cudaMemcpyAsync(full_lengths_.data(), full.data(), full_lengths_.bytes(),
+                                        cudaMemcpyHostToDevice, stream));
+    scratch.pointers()[kSeqLenQ] = query_lengths_.data();
+    scratch.pointers()[kSeqLenKv] = full_lengths_.data();
+    plan_ =
+        std::make_unique<SdpaPlan>(decode_graph(shape), handle_.get(), cache_key("decode", shape),
+                                   cache_dir, scratch.pointers(), stream);
+    PTXBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+
+  std::string describe() const override { return plan_->describe() + ", padding mask"; }
+
+  void run(std::span<DeviceTensor> in, std::span<DeviceTensor> out, cudaStream_t stream) override {
+    UidMap p{{kQ, in[0].data()},
+             {kK, in[1].data()},
+             {kV, in[2].data()},
+             {kSeqLenKv, in[3].data()},
+             {kSeqLenQ, query_lengths_.data()},
+             {kO, out[0].data()},
+             {kStats, out[1].data()}};
+    plan_->execute(p, stream);
+  }
+
+ private:
+  AttentionShape shape_;
+  CudnnHandle handle_;
+  DeviceBuffer query_lengths_;
+  DeviceBuffer full_lengths_;
+  std::unique_ptr<SdpaPlan> plan_;
+};
+
 bool is_bhsd(const worker::TensorDesc& t, task::DType dtype) {
   return t.shape.size() == 4 && t.dtype == dtype;
 }
@@ -393,7 +488,56 @@ util::Expected<std::unique_ptr<Baseline>> make_sdpa(const worker::WorkerJob& job
   }
 }
 
+util::Expected<AttentionShape> decode_shape(const worker::WorkerJob& job) {
+  auto bad = [](const std::string& why) { return util::make_error("cudnn.sdpa_decode: " + why); };
+  if (job.inputs.size() != 4 || job.outputs.size() != 2) {
+    return bad("needs inputs Q, K, V, KV_LEN and outputs O, LSE");
+  }
+  const auto& q = job.inputs[0];
+  const auto& k = job.inputs[1];
+  if (q.shape.size() != 3 || q.dtype != task::DType::kBFloat16 ||
+      !is_bhsd(k, task::DType::kBFloat16) || job.inputs[2].shape != k.shape ||
+      job.inputs[2].dtype != task::DType::kBFloat16) {
+    return bad("Q must be bf16 [B, H, D] and K, V bf16 [B, HKV, S, D]");
+  }
+  AttentionShape s{.batch = q.shape[0],
+                   .q_heads = q.shape[1],
+                   .kv_heads = k.shape[1],
+                   .q_len = 1,
+                   .kv_len = k.shape[2],
+                   .head_dim = q.shape[2]};
+  if (k.shape[0] != s.batch || k.shape[3] != s.head_dim || s.kv_heads == 0 ||
+      s.q_heads % s.kv_heads != 0) {
+    return bad("K and V must be [B, HKV, S, D] with HKV dividing H");
+  }
+  const auto& lengths = job.inputs[3];
+  if (lengths.dtype != task::DType::kInt32 || lengths.shape != std::vector<std::int64_t>{s.batch}) {
+    return bad("KV_LEN must be int32 [B]");
+  }
+  if (job.outputs[0].shape != q.shape || job.outputs[1].dtype != task::DType::kFloat32 ||
+      job.outputs[1].shape != std::vector<std::int64_t>{s.batch, s.q_heads}) {
+    return bad("O must have Q's shape and LSE be float32 [B, H]");
+  }
+  auto scale = job.parameters.find("scale");
+  s.scale = scale != job.parameters.end() ? scale->second
+                                          : 1.0 / std::sqrt(static_cast<double>(s.head_dim));
+  return s;
+}
+
 }  // namespace
+
+util::Expected<std::unique_ptr<Baseline>> make_cudnn_sdpa_decode(const worker::WorkerJob& job,
+                                                                 cudaStream_t stream) {
+  auto shape = decode_shape(job);
+  if (!shape) return shape.error();
+  try {
+    return std::unique_ptr<Baseline>(
+        std::make_unique<CudnnSdpaDecode>(shape.value(), job.cache_dir, stream));
+  } catch (const std::exception& e) {
+    return util::make_error(std::string("cudnn.sdpa_decode unavailable for this shape: ") +
+                            e.what());
+  }
+}
 
 util::Expected<std::unique_ptr<Baseline>> make_cudnn_sdpa_forward(const worker::WorkerJob& job,
                                                                   cudaStream_t stream) {

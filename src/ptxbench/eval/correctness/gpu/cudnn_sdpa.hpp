@@ -24,6 +24,10 @@ struct AttentionShape {
 
 util::Expected<std::unique_ptr<Baseline>> make_cudnn_sdpa_forward(const worker::WorkerJob& job,
                                                                   cudaStream_t stream);
+// Decode: Q [B, H, D], K, V [B, HKV, S, D], KV_LEN int32 [B] -> O [B, H, D], LSE [B, H];
+// the forward graph with cuDNN's padding mask over the lengths KV_LEN holds.
+util::Expected<std::unique_ptr<Baseline>> make_cudnn_sdpa_decode(const worker::WorkerJob& job,
+                                                                 cudaStream_t stream);
 util::Expected<std::unique_ptr<Baseline>> make_cudnn_sdpa_backward(const worker::WorkerJob& job,
                                                                    cudaStream_t stream);
 

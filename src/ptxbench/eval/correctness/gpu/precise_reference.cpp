@@ -6,6 +6,7 @@
 
 #include "ptxbench/eval/correctness/gpu/accuracy_reduction.hpp"
 #include "ptxbench/eval/correctness/gpu/attention_reference.hpp"
+#include "ptxbench/eval/correctness/gpu/decode_reference.hpp"
 #include "ptxbench/eval/correctness/gpu/gemm_reference.hpp"
 
 namespace ptxbench::eval::correctness::gpu {
@@ -60,6 +61,40 @@ util::Expected<AttentionDims> attention_dims(const worker::WorkerJob& job, bool 
   return dims;
 }
 
+bool is_fp8_gemm(const worker::WorkerJob& job) {
+  return job.inputs.size() == 4 && job.outputs.size() == 1 &&
+         job.inputs[0].dtype == task::DType::kFloat8E4M3 &&
+         job.inputs[1].dtype == task::DType::kFloat8E4M3 && job.inputs[0].shape.size() == 2 &&
+         job.inputs[1].shape.size() == 2 && job.inputs[2].dtype == task::DType::kFloat32 &&
+         job.inputs[2].shape.empty() && job.inputs[3].dtype == task::DType::kFloat32 &&
+         job.inputs[3].shape.empty();
+}
+
+util::Expected<DecodeDims> decode_dims(const worker::WorkerJob& job) {
+  if (job.inputs.size() != 4 || job.outputs.size() != 2 || !all_bf16(job.inputs, 3) ||
+      job.inputs[3].dtype != task::DType::kInt32) {
+    return util::make_error("decode reference: needs bf16 Q, K, V, int32 KV_LEN and O, LSE");
+  }
+  const TensorDesc& q = job.inputs[0];
+  const TensorDesc& k = job.inputs[1];
+  if (q.shape.size() != 3 || k.shape.size() != 4 || k.shape[0] != q.shape[0] ||
+      k.shape[3] != q.shape[2] || k.shape[1] == 0 || q.shape[1] % k.shape[1] != 0 ||
+      job.inputs[3].shape != std::vector<std::int64_t>{q.shape[0]}) {
+    return util::make_error(
+        "decode reference: Q [B, H, D], K [B, HKV, S, D] with HKV | H, KV_LEN [B]");
+  }
+  DecodeDims dims{.batch = q.shape[0],
+                  .q_heads = q.shape[1],
+                  .kv_heads = k.shape[1],
+                  .capacity = k.shape[2],
+                  .head_dim = q.shape[2]};
+  auto scale = job.parameters.find("scale");
+  dims.scale = static_cast<float>(scale != job.parameters.end()
+                                      ? scale->second
+                                      : 1.0 / std::sqrt(static_cast<double>(dims.head_dim)));
+  return dims;
+}
+
 util::Expected<std::vector<DeviceBuffer>> fp32_outputs(const worker::WorkerJob& job) {
   std::vector<DeviceBuffer> buffers;
   for (const auto& output : job.outputs) {
@@ -87,6 +122,19 @@ util::Expected<std::string> precise_reference_name(const worker::WorkerJob& job)
     }
     return std::string("GEMM with exact bf16 products summed in fp64");
   }
+  if (job.op_type == task::OpType::kGemmFp8) {
+    if (!is_fp8_gemm(job)) {
+      return util::make_error(
+          "fp8 gemm reference: needs e4m3 A[M,K], B[N,K], fp32 scalars SCALE_A, SCALE_B, one "
+          "output");
+    }
+    return std::string("FP8 GEMM with exact e4m3 products summed in fp64, scaled in fp64");
+  }
+  if (job.op_type == task::OpType::kMhaDecode) {
+    auto dims = decode_dims(job);
+    if (!dims) return dims.error();
+    return std::string("decode attention in fp64 over each sequence's valid keys");
+  }
   if (task::is_attention(job.op_type)) {
     bool backward = job.op_type == task::OpType::kMhaBwd;
     auto dims = attention_dims(job, backward);
@@ -110,6 +158,15 @@ util::Expected<std::vector<DeviceBuffer>> compute_precise_reference(
     gemm_reference(data_of<__nv_bfloat16>(inputs[0]), data_of<__nv_bfloat16>(inputs[1]),
                    out[0].as<float>(), job.inputs[0].shape[0], job.inputs[1].shape[0],
                    job.inputs[0].shape[1], stream);
+  } else if (job.op_type == task::OpType::kGemmFp8) {
+    gemm_fp8_reference(data_of<__nv_fp8_e4m3>(inputs[0]), data_of<__nv_fp8_e4m3>(inputs[1]),
+                       data_of<float>(inputs[2]), data_of<float>(inputs[3]), out[0].as<float>(),
+                       job.inputs[0].shape[0], job.inputs[1].shape[0], job.inputs[0].shape[1],
+                       stream);
+  } else if (job.op_type == task::OpType::kMhaDecode) {
+    decode_reference(data_of<__nv_bfloat16>(inputs[0]), data_of<__nv_bfloat16>(inputs[1]),
+                     data_of<__nv_bfloat16>(inputs[2]), data_of<std::int32_t>(inputs[3]),
+                     out[0].as<float>(), out[1].as<float>(), decode_dims(job).value(), stream);
   } else if (job.op_type == task::OpType::kMhaFwdLse) {
     AttentionDims dims = attention_dims(job, false).value();
     attention_forward_reference(

@@ -198,7 +198,7 @@ class TimingLoop {
   }
 
   void regenerate_inputs(std::uint64_t seed) {
-    tensors_.fill_random_inputs(job_.distribution, seed, stream_);
+    tensors_.draw_inputs(job_, seed, stream_);
     baseline_.derive_inputs(tensors_.inputs(), stream_);
   }
 

@@ -2,7 +2,9 @@
 
 #include <memory>
 #include <utility>
+#include <vector>
 
+#include "ptxbench/eval/correctness/decode_lengths.hpp"
 #include "ptxbench/eval/correctness/gpu/baseline.hpp"
 #include "ptxbench/eval/correctness/gpu/tensor_kernels.hpp"
 #include "ptxbench/util/hash.hpp"
@@ -130,6 +132,25 @@ void DeviceTensors::fill_random_inputs(task::Distribution distribution, std::uin
   }
 }
 
+void DeviceTensors::draw_inputs(const worker::WorkerJob& job, std::uint64_t seed,
+                                cudaStream_t stream) {
+  fill_random_inputs(job.distribution, seed, stream);
+  if (job.op_type != task::OpType::kMhaDecode || inputs_.size() < 4) return;
+  DeviceTensor& lengths = inputs_[3];  // KV_LEN int32 [B]; K [B, HKV, S, D] gives S
+  if (lengths.desc().dtype != task::DType::kInt32 || inputs_[1].desc().shape.size() != 4) return;
+  const std::int64_t capacity = inputs_[1].desc().shape[2];
+  std::vector<std::int32_t> values(static_cast<std::size_t>(lengths.elements()));
+  PTXBENCH_CUDA_CHECK(cudaMemcpyAsync(values.data(), lengths.data(), lengths.bytes(),
+                                      cudaMemcpyDeviceToHost, stream));
+  PTXBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (std::size_t b = 0; b < values.size(); ++b) {
+    values[b] = correctness::kv_length_from_draw(values[b], static_cast<std::int64_t>(b), capacity);
+  }
+  PTXBENCH_CUDA_CHECK(cudaMemcpyAsync(lengths.data(), values.data(), lengths.bytes(),
+                                      cudaMemcpyHostToDevice, stream));
+  PTXBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));  // `values` is pageable and local
+}
+
 void DeviceTensors::poison_outputs(cudaStream_t stream) {
   for (auto& t : outputs_) t.poison(stream);
 }
@@ -144,7 +165,7 @@ util::Expected<DeviceTensors> make_trial_tensors(const worker::WorkerJob& job, s
                                                  cudaStream_t stream, Baseline* baseline) {
   auto tensors = DeviceTensors::allocate(job);
   if (!tensors) return tensors.error();
-  tensors->fill_random_inputs(job.distribution, seed, stream);
+  tensors->draw_inputs(job, seed, stream);
   if (operator_derives_inputs(job)) {
     std::unique_ptr<Baseline> owned;
     if (baseline == nullptr) {

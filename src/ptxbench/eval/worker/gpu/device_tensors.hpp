@@ -68,6 +68,10 @@ class DeviceTensors {
   std::vector<DLTensor*> arguments();
 
   void fill_random_inputs(task::Distribution distribution, std::uint64_t seed, cudaStream_t stream);
+  // The job's inputs as a trial draws them: random (fill_random_inputs), then shaped by the
+  // operator's rules for drawn values (decode: KV_LEN's draw becomes the valid lengths,
+  // correctness/decode_lengths.hpp). Inputs derived by the baseline are not touched.
+  void draw_inputs(const worker::WorkerJob& job, std::uint64_t seed, cudaStream_t stream);
   void poison_outputs(cudaStream_t stream);
   // Hash of every input, in order (syncs the stream).
   std::uint64_t hash_inputs(cudaStream_t stream) const;
