@@ -179,6 +179,55 @@ TEST(Retrieval, LoadsFamilyAndSplitFromTheSuite) {
   EXPECT_EQ(hits[0].document->task, "gemm_n7168_k5120");
 }
 
+// The FP8 GEMM and decode families load with their own op types, and a query for an FP8 task
+// finds FP8 repairs before bf16 GEMM ones (same family before a related one), a decode query the
+// decode repair (same family) and nothing of the FP8 ones.
+TEST(Retrieval, Fp8AndDecodeRowsCarryTheirOpTypeAndFamily) {
+  auto suite = task::load_suite(task::default_tasks_dir());
+  ASSERT_TRUE(suite);
+  util::TempDir work;
+  {
+    auto folder = FixitFolder::open(work.path() / "fixit");
+    ASSERT_TRUE(folder);
+    std::vector<MinedRow> mined = {
+        testing::mined_row("gemm_n7168_k5120", eval::Verdict::kIncorrectNumerical, 1, 0),
+        testing::mined_row("gemm_fp8_n4096_k14336", eval::Verdict::kIncorrectNumerical, 1, 1),
+        testing::mined_row("mha_decode_b16_d128", eval::Verdict::kIncorrectNumerical, 1, 2)};
+    std::vector<RepairRow> repairs;
+    std::vector<VerifiedRow> verified;
+    std::vector<ExplainedRow> explained;
+    for (const auto& row : mined) {
+      repairs.push_back(
+          {.mined_id = row.id, .teacher = "t", .status = RepairStatus::kRepaired, .code = "fixed"});
+      verified.push_back({.mined_id = row.id, .status = VerifyStatus::kVerified});
+      explained.push_back({.mined_id = row.id, .reasoning = "I saw the bug."});
+    }
+    folder->write_mined(mined);
+    folder->write_repairs(repairs);
+    folder->write_verified(verified);
+    folder->write_explained(explained);
+  }
+  auto documents = load_retrieval_documents(work.path() / "fixit", *suite, false);
+  ASSERT_TRUE(documents) << documents.error().message;
+  ASSERT_EQ(documents->size(), 3u);
+  EXPECT_EQ((*documents)[1].op_type, "gemm_fp8");
+  EXPECT_EQ((*documents)[1].family, "gemm_fp8");
+  EXPECT_EQ((*documents)[2].op_type, "mha_decode");
+  EXPECT_EQ((*documents)[2].family, "mha_decode");
+  RetrievalIndex index(std::move(*documents));
+  const task::Task* fp8 = task::find_task(*suite, "gemm_fp8_n7168_k5120");
+  ASSERT_NE(fp8, nullptr);
+  auto fp8_hits = index.search(task_query(*fp8, arch::Arch::kHopper), 3);
+  ASSERT_FALSE(fp8_hits.empty());
+  EXPECT_EQ(fp8_hits[0].document->task, "gemm_fp8_n4096_k14336");
+  const task::Task* decode = task::find_task(*suite, "mha_decode_b64_d128");
+  ASSERT_NE(decode, nullptr);
+  auto decode_hits = index.search(task_query(*decode, arch::Arch::kHopper), 3);
+  ASSERT_FALSE(decode_hits.empty());
+  EXPECT_EQ(decode_hits[0].document->task, "mha_decode_b16_d128");
+  for (const auto& hit : decode_hits) EXPECT_NE(hit.document->op_type, "gemm_fp8");
+}
+
 // One mined row with its repair, verification `status` and accepted explanation.
 void write_one_explained_repair(const FixitFolder& folder, VerifyStatus status) {
   MinedRow row = testing::mined_row("gemm_n7168_k5120", eval::Verdict::kTimeout, 1, 0);

@@ -10,6 +10,7 @@
 #include "ptxbench/study/splits.hpp"
 #include "ptxbench/study/step_folder.hpp"
 #include "ptxbench/study/study_runner.hpp"
+#include "ptxbench/task/task_loader.hpp"
 #include "ptxbench/util/fs.hpp"
 
 namespace ptxbench::study {
@@ -56,6 +57,30 @@ TEST(StudySplits, TheSuiteCopyCarriesTheSplitsAndTheSourceIsUntouched) {
   auto bad = write_split_suite(source, {}, dir.path() / "out2");
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("bad.json: not a task file"), std::string::npos);
+}
+
+// A study can hold the FP8 GEMM and decode families out by op type (or the decode tasks by head
+// dimension, which their names carry) in the built-in suite.
+TEST(StudySplits, TheNewFamiliesSplitByOpTypeInTheBuiltInSuite) {
+  util::TempDir dir;
+  auto assigned = write_split_suite(
+      task::default_tasks_dir(),
+      {{.name = "low_precision_and_decode", .op_types = {"gemm_fp8", "mha_decode"}}},
+      dir.path() / "out");
+  ASSERT_TRUE(assigned) << assigned.error().message;
+  int held = 0;
+  for (const auto& [name, split] : *assigned) {
+    const bool new_family = name.rfind("gemm_fp8_", 0) == 0 || name.rfind("mha_decode_", 0) == 0;
+    EXPECT_EQ(split, new_family ? "low_precision_and_decode" : "train") << name;
+    held += new_family ? 1 : 0;
+  }
+  EXPECT_EQ(held, 6);
+  auto copy = util::read_file(dir.path() / "out/mha_decode/mha_decode_b16_d128.json");
+  ASSERT_TRUE(copy);
+  EXPECT_EQ(Json::parse(*copy)["split"], "heldout");
+  EXPECT_EQ(split_of(Json{{"name", "mha_decode_b16_d128"}, {"op_type", "mha_decode"}},
+                     {{.name = "d128", .head_dims = {128}}}),
+            "d128");
 }
 
 TEST(StudyPairedTests, McNemarExactMatchesTheBinomialTail) {

@@ -48,6 +48,23 @@ TEST(TraceRows, OneRowPerTurnWithItsCodeAndVerdict) {
   EXPECT_DOUBLE_EQ(*rows[1].speedup, 1.2);
 }
 
+// An FP8 GEMM turn exports its own requested and executed families (QGMMA, not GMMA), so a
+// dataset can be filtered by the FP8 tensor-core instruction that ran.
+TEST(TraceRows, Fp8TurnsExportTheirFp8Family) {
+  agent::Trajectory t = make_trajectory();
+  t.info.task = "gemm_fp8_n7168_k5120";
+  t.turns[1].evaluation.families = {{.family = "QGMMA", .requested = true, .executed_count = 2048},
+                                    {.family = "TMA", .requested = true},
+                                    {.family = "GMMA", .requested = false, .executed_count = 0}};
+  const auto rows = rows_of(t, "run-a", {});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].task, "gemm_fp8_n7168_k5120");
+  EXPECT_EQ(rows[1].requested_families, (std::vector<std::string>{"QGMMA", "TMA"}));
+  EXPECT_EQ(rows[1].executed_families,
+            (std::map<std::string, std::int64_t>{{"GMMA", 0}, {"QGMMA", 2048}}));
+  EXPECT_EQ(to_json(rows[1])["executed_families"][1]["family"], "QGMMA");
+}
+
 // The rows of a trajectory rebuild the conversation the model had: opening prompts, then each
 // turn's reply (with its reasoning) and the feedback that followed it.
 TEST(TraceRows, RebuildTheConversation) {
