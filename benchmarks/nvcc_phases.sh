@@ -71,7 +71,7 @@ for entry in "${variants[@]}"; do
       ok=0; break
     fi
     end=$(date +%s.%N)
-    echo "$end - $start" | bc >>walls.txt
+    awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f\n", b - a }' >>walls.txt  # no bc on the GPU machine
   done
   if [[ $ok == 0 ]]; then printf "%-16s  failed: %s\n" "$name" "$(grep -m1 -i error "$name.log" || tail -1 "$name.log")"; continue; fi
   if [[ $name == *includes_only ]]; then same="(no kernels)"; else
