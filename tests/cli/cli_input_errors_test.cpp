@@ -198,6 +198,15 @@ TEST(CliInputErrors, BadSeedPoolsAndVerdictCachesAreUsageErrors) {
     EXPECT_EQ(r.exit_code, 2) << flag[0] << " " << flag[1] << ": " << r.stderr_text;
     EXPECT_THAT(r.stderr_text, HasSubstr(flag[0]));
   }
+  // A verdict cache without --seed or --seed-pool would never answer: refused, not ignored.
+  const std::string cache = (dir.path() / "verdicts").string();
+  auto alone = ptxbench({"eval", source, "--task", "gemm_n7168_k5120", "--arch", "hopper",
+                         "--no-gpu", "--verdict-cache", cache});
+  EXPECT_EQ(alone.exit_code, 2) << alone.stderr_text;
+  EXPECT_THAT(alone.stderr_text, HasSubstr("--verdict-cache (verdict_cache): needs --seed"));
+  auto seeded = ptxbench({"eval", source, "--task", "gemm_n7168_k5120", "--arch", "hopper",
+                          "--no-gpu", "--verdict-cache", cache, "--seed-pool", "2"});
+  EXPECT_NE(seeded.exit_code, 2) << seeded.stderr_text;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <csignal>
 #include <functional>
 
 #include "ptxbench/config.hpp"
@@ -89,6 +90,39 @@ TEST(CompileCandidate, TimeoutIsAFailureThatSaysSo) {
                                arch::Arch::kHopper, "int x;", dir.path());
   EXPECT_FALSE(out.succeeded);
   EXPECT_EQ(out.failure, "nvcc timed out after 5 s");
+}
+
+// A compile that runs out of its memory limit names the limit, and is not cached: another limit
+// could let the same code compile.
+TEST(CompileCandidate, AKillByTheMemoryLimitNamesTheLimit) {
+  util::TempDir dir;
+  FakeRunner runner([](const util::ProcessSpec&) {
+    return util::ProcessResult{
+        .started = true,
+        .exit_code = 134,
+        .stderr_text = "terminate called after throwing an instance of 'std::bad_alloc'\n"};
+  });
+  auto cache = std::make_shared<CompileCache>(dir.path() / "cache", 0);
+  CompileOptions options{.nvcc = "nvcc", .memory_limit_bytes = std::uint64_t{16} << 30};
+  options.cache = cache;
+  auto out = compile_candidate(runner, options, arch::Arch::kHopper, "bomb", dir.path() / "a");
+  EXPECT_FALSE(out.succeeded);
+  EXPECT_THAT(out.failure, HasSubstr("nvcc exit 134: out of memory under the compile memory "
+                                     "limit (16 GiB of address space"));
+  EXPECT_THAT(out.failure, HasSubstr("--compile-memory"));
+  compile_candidate(runner, options, arch::Arch::kHopper, "bomb", dir.path() / "b");
+  EXPECT_EQ(runner.specs.size(), 2u) << "a failure of the limit was cached";
+
+  // An abort without the allocation message still names the limit as its likely cause.
+  FakeRunner aborted([](const util::ProcessSpec&) {
+    return util::ProcessResult{.started = true, .term_signal = SIGKILL};
+  });
+  out = compile_candidate(aborted, {.nvcc = "nvcc", .memory_limit_bytes = std::uint64_t{3} << 29},
+                          arch::Arch::kHopper, "bomb", dir.path() / "c");
+  EXPECT_THAT(out.failure, HasSubstr("most often from the compile memory limit (1.50 GiB"));
+  // Without a limit the exit alone is said.
+  out = compile_candidate(runner, {.nvcc = "nvcc"}, arch::Arch::kHopper, "bomb", dir.path() / "d");
+  EXPECT_EQ(out.failure, "nvcc exit 134");
 }
 
 TEST(CompileCandidate, ErrorLogIsKeptAndCapped) {

@@ -61,6 +61,22 @@ TEST(Settings, TheSeedPoolAndVerdictCacheAreRead) {
               HasSubstr("verdict_cache: not a setting of this command"));
 }
 
+// A verdict cache with a fresh seed every verdict would never answer: the settings as a whole
+// are refused (open_engine), whichever source set them.
+TEST(Settings, AVerdictCacheWithoutASeedIsAProblem) {
+  EvaluationSettings settings;
+  EXPECT_FALSE(settings_problem(settings));
+  settings.verdict_cache = "verdicts";
+  const auto problem = settings_problem(settings);
+  ASSERT_TRUE(problem);
+  EXPECT_THAT(*problem, HasSubstr("--verdict-cache (verdict_cache): needs --seed or --seed-pool"));
+  settings.seed_pool = 2;
+  EXPECT_FALSE(settings_problem(settings));
+  settings.seed_pool = 0;
+  settings.input_seed = 7;
+  EXPECT_FALSE(settings_problem(settings));
+}
+
 TEST(Settings, TheReferenceCacheIsOffByDefaultAndRead) {
   EXPECT_FALSE(EvaluationSettings{}.judge.reference_cache);
   auto settings = read(Json{{"reference_cache", true}, {"seed_pool", 4}});

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
 #include <algorithm>
 
+#include "ptxbench/sandbox/evaluation_sandbox.hpp"
 #include "ptxbench/sandbox/layers.hpp"
 #include "ptxbench/task/task_loader.hpp"
 
@@ -57,6 +59,48 @@ TEST(SandboxPolicy, CompilerHasMemoryLimitsAndNoDevices) {
   EXPECT_EQ(policy.limits.address_space_bytes, 4ull << 30);
   EXPECT_TRUE(worker_policy(Mode::kStrict).gpu_devices);
   EXPECT_FALSE(worker_policy(Mode::kStrict).limits.address_space_bytes.has_value());
+}
+
+// Records the spec it is asked to run and answers that it ran.
+class RecordingRunner final : public util::ProcessRunner {
+ public:
+  util::ProcessResult run(const util::ProcessSpec& spec) override {
+    specs.push_back(spec);
+    return {.started = true, .exit_code = 0};
+  }
+  std::vector<util::ProcessSpec> specs;
+};
+
+// The address-space limit a spawned process ends with: the spec's own is set first, then the
+// further limits in order (util/spawn.cpp), so the last RLIMIT_AS wins.
+std::optional<std::uint64_t> effective_address_space(const util::ProcessSpec& spec) {
+  std::optional<std::uint64_t> limit = spec.address_space_limit_bytes;
+  for (const auto& extra : spec.limits)
+    if (extra.resource == RLIMIT_AS) limit = extra.value;
+  return limit;
+}
+
+// --compile-memory is the compiler's limit in every sandbox mode: the sandbox's own policy no
+// longer puts its 8 GiB over it, and 0 means no limit there either.
+TEST(EvaluationSandbox, TheCompilerGetsTheCompileMemoryLimitInEveryMode) {
+  for (Mode mode : {Mode::kStrict, Mode::kBestEffort, Mode::kOff}) {
+    for (std::uint64_t limit :
+         {std::uint64_t{2} << 30, std::uint64_t{32} << 30, std::uint64_t{0}}) {
+      auto recorder = std::make_shared<RecordingRunner>();
+      auto box = make_evaluation_sandbox(mode, recorder, {}, limit);
+      if (!box.usable) continue;  // strict where this machine lacks a layer: nothing runs
+      util::ProcessSpec spec{.argv = {"true"}};
+      if (limit > 0) spec.address_space_limit_bytes = limit;
+      box.compiler->run(spec);
+      ASSERT_FALSE(recorder->specs.empty()) << to_string(mode);
+      const auto effective = effective_address_space(recorder->specs.back());
+      if (limit > 0) {
+        EXPECT_EQ(effective, limit) << to_string(mode) << " " << (limit >> 30) << " GiB";
+      } else {
+        EXPECT_FALSE(effective.has_value()) << to_string(mode);
+      }
+    }
+  }
 }
 
 TEST(SandboxDescription, FullPartialOff) {

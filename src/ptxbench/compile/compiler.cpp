@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <csignal>
+
 #include <unistd.h>
 
 #include "ptxbench/compile/compile_cache.hpp"
@@ -74,6 +76,33 @@ std::vector<std::string> nvcc_command(const std::filesystem::path& nvcc, arch::A
   return command;
 }
 
+namespace {
+
+// How a failed compile met its memory limit: the compiler's tools reported an allocation failure
+// (kOutOfMemory), or aborted or were killed while a limit was in force, which is most often that
+// limit (kLikely); kNo without a limit, after a timeout or a stop, or on a plain exit status.
+enum class MemoryLimitEnd { kNo, kLikely, kOutOfMemory };
+
+MemoryLimitEnd memory_limit_end(const util::ProcessResult& result, std::string_view log,
+                                const std::optional<std::uint64_t>& limit) {
+  if (!limit || *limit == 0 || result.timed_out || result.stopped) return MemoryLimitEnd::kNo;
+  for (std::string_view sign : {"std::bad_alloc", "out of memory", "Out of memory",
+                                "Cannot allocate memory", "Memory allocation failure"}) {
+    if (log.find(sign) != std::string_view::npos) return MemoryLimitEnd::kOutOfMemory;
+  }
+  const bool aborted_or_killed = result.exit_code == 134 || result.term_signal == SIGABRT ||
+                                 result.term_signal == SIGKILL || result.term_signal == SIGSEGV;
+  return aborted_or_killed ? MemoryLimitEnd::kLikely : MemoryLimitEnd::kNo;
+}
+
+std::string gib(std::uint64_t bytes) {
+  return bytes % (1ull << 30) == 0
+             ? fmt::format("{} GiB", bytes >> 30)
+             : fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1ull << 30));
+}
+
+}  // namespace
+
 CompileOutput compile_candidate(util::ProcessRunner& runner, const CompileOptions& options,
                                 arch::Arch arch, std::string_view code,
                                 const std::filesystem::path& work_dir) {
@@ -113,17 +142,30 @@ CompileOutput compile_candidate(util::ProcessRunner& runner, const CompileOption
 
   const auto object = work_dir / kObjectFileName;
   out.succeeded = result.succeeded() && std::filesystem::exists(object);
+  const auto memory_end = out.succeeded
+                              ? MemoryLimitEnd::kNo
+                              : memory_limit_end(result, out.log, options.memory_limit_bytes);
+  const bool out_of_memory = memory_end != MemoryLimitEnd::kNo;
   if (out.succeeded) {
     out.shared_object = object;
   } else if (result.timed_out) {
     out.failure = fmt::format("nvcc timed out after {} s", options.timeout.count());
+  } else if (out_of_memory) {
+    out.failure = fmt::format(
+        "nvcc {}: {} the compile memory limit ({} of address space for nvcc and the tools it "
+        "starts; --compile-memory, evaluation.compile_memory_gib)",
+        result.describe_end(),
+        memory_end == MemoryLimitEnd::kOutOfMemory ? "out of memory under"
+                                                   : "an abort or kill, most often from",
+        gib(*options.memory_limit_bytes));
   } else {
     out.failure = "nvcc " + result.describe_end();
   }
   // Only what the code decides is kept: a success or nvcc's own exit status, never a timeout, a
-  // stop or a signal, which depend on the machine and the moment.
+  // stop, a signal or the memory limit, which depend on the machine, the moment and the settings.
   const bool decided_by_code = result.started && !result.timed_out && !result.stopped &&
-                               result.term_signal == 0 && (out.succeeded || result.exit_code != 0);
+                               result.term_signal == 0 && !out_of_memory &&
+                               (out.succeeded || result.exit_code != 0);
   if (options.cache && decided_by_code) options.cache->store(key, out, work_dir);
   return out;
 }

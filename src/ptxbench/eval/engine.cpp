@@ -50,10 +50,12 @@ bool Engine::gpu_stages_available(arch::Arch arch, std::string& why) {
 
 util::Expected<std::shared_ptr<Engine>> open_engine(const EvaluationSettings& settings,
                                                     EngineSeams seams) {
+  if (auto problem = settings_problem(settings)) return util::make_error(*problem);
   auto processes =
       seams.processes ? seams.processes : std::make_shared<util::SystemProcessRunner>();
   // The scheduler shows its artefact folder to the worker's sandbox (read-only).
-  auto box = sandbox::make_evaluation_sandbox(settings.sandbox, processes, {});
+  auto box = sandbox::make_evaluation_sandbox(settings.sandbox, processes, {},
+                                              settings.compile_memory_limit_bytes);
   if (!box.usable) {
     return util::make_error(
         fmt::format("--sandbox strict: the sandbox cannot be set up here ({}); see "

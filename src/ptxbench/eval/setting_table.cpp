@@ -317,7 +317,13 @@ std::vector<SettingRow> make_table() {
                "--seed-pool)",
        .type = SettingType::kFolder,
        .get = [](const S& s) { return path_or_null(s.verdict_cache); },
-       .set = [](S& s, const Json& v) { return set_folder(s.verdict_cache, v); }});
+       .set = [](S& s, const Json& v) { return set_folder(s.verdict_cache, v); },
+       // Fresh seeds every verdict make every key new: the cache would never answer.
+       .check = [](const S& s) -> std::string {
+         if (s.verdict_cache.empty() || s.seed_pool > 0 || s.input_seed) return {};
+         return "needs --seed or --seed-pool (seed, seed_pool): with a fresh input seed every "
+                "verdict no verdict recurs, so the cache would never answer";
+       }});
   rows.push_back(
       {.setting = Setting::kReferenceCache,
        .field = "reference_cache",

@@ -47,6 +47,9 @@ struct SettingRow {
   // Sets the value from JSON of the row's type (range and choices already checked); returns the
   // problem, empty when none.
   std::string (*set)(EvaluationSettings& settings, const nlohmann::json& value) = nullptr;
+  // The row's check against the other settings, once every source is laid over them
+  // (settings_problem); returns the problem, empty when none. Null: none.
+  std::string (*check)(const EvaluationSettings& settings) = nullptr;
 
   std::string_view name() const { return flag.substr(0, flag.find(',')); }
 };

@@ -50,6 +50,16 @@ Json verdict_deciding_settings(const EvaluationSettings& settings,
   return json;
 }
 
+std::optional<std::string> settings_problem(const EvaluationSettings& settings,
+                                            std::span<const SettingRow> table) {
+  for (const auto& row : table) {
+    if (row.check == nullptr) continue;
+    if (auto problem = row.check(settings); !problem.empty())
+      return std::string(row.name()) + " (" + std::string(row.field) + "): " + problem;
+  }
+  return std::nullopt;
+}
+
 std::string_view to_string(JudgeMode mode) {
   return mode == JudgeMode::kWarm ? "warm" : "fresh";
 }

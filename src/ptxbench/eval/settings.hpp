@@ -150,6 +150,11 @@ nlohmann::json settings_to_json(const EvaluationSettings& settings, SettingSet o
 nlohmann::json verdict_deciding_settings(const EvaluationSettings& settings,
                                          std::span<const SettingRow> table = setting_table());
 
+// What is wrong with the settings as a whole (each row's `check`, e.g. a verdict cache without
+// a seed), in the row's flag and field name; nullopt: nothing. open_engine refuses them.
+std::optional<std::string> settings_problem(const EvaluationSettings& settings,
+                                            std::span<const SettingRow> table = setting_table());
+
 // Compiles at once: `parallel`, or one per CPU core when it is 0.
 int parallel_compiles(const EvaluationSettings& settings);
 

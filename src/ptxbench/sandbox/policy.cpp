@@ -61,8 +61,10 @@ Policy compiler_policy(Mode mode, std::uint64_t memory_bytes) {
                 .read_only_paths = toolkit_paths(),
                 .environment_allow = cuda_environment(),
                 .gpu_devices = false};
-  policy.limits.address_space_bytes = memory_bytes;
-  policy.limits.data_bytes = memory_bytes;
+  if (memory_bytes > 0) {
+    policy.limits.address_space_bytes = memory_bytes;
+    policy.limits.data_bytes = memory_bytes;
+  }
   return policy;
 }
 

@@ -49,7 +49,8 @@ struct Policy {
 
 // The policy of every process that loads candidate code (worker, probe, sanitizer, ncu).
 Policy worker_policy(Mode mode);
-// The policy of nvcc/ptxas: no devices, address-space and data limits that stop compile bombs.
+// The policy of nvcc/ptxas: no devices, address-space and data limits that stop compile bombs
+// (`memory_bytes`, the evaluation's --compile-memory; 0: no memory limit).
 Policy compiler_policy(Mode mode, std::uint64_t memory_bytes = 8ull << 30);
 
 // Whether `name` passes the allow-list.
