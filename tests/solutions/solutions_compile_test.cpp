@@ -109,8 +109,9 @@ TEST_F(CompiledSolutions, ExpertSolutionsHoldEveryRequestedFamilyStatically) {
       EXPECT_GT(module->family_count(family), 0) << name << " lacks " << family;
     }
     if (b.file.header.arch == arch::Arch::kHopper) {
-      // The experts are warp-specialised with a stmatrix epilogue; the simple kernels are one
-      // warpgroup that only needs the wgmma fences.
+      // The tensor-core experts are warp-specialised with a stmatrix epilogue; the simple kernels
+      // are one warpgroup that only needs the wgmma fences. Decode asks for no tensor cores.
+      if (t->op_type == task::OpType::kMhaDecode) continue;
       const bool expert = name.rfind("hopper/", 0) == 0;
       for (const char* family : {"SETMAXNREG", "STSM", "WARPGROUP"}) {
         if (!expert && std::string_view(family) != "WARPGROUP") continue;
@@ -142,6 +143,31 @@ TEST_F(CompiledSolutions, AttentionControlsHoldTheRequestedFamiliesStatically) {
     }
   }
   EXPECT_GE(controls, 6);
+}
+
+// The FP8 task's proof: the expert issues the FP8 MMA (QGMMA) and no bf16 one; the control that
+// casts to bf16 first has only HGMMA, so the static stage refuses it before any GPU work.
+TEST_F(CompiledSolutions, Fp8ExpertIssuesQgmmaAndTheCastControlOnlyHgmma) {
+  const auto* expert = sass_of(get("hopper/gemm_fp8_nt_warp_specialized"));
+  const auto* cast = sass_of(get("broken/gemm_fp8_cast_to_bf16"));
+  if (expert == nullptr || cast == nullptr) GTEST_SKIP() << "no disassembly";
+  EXPECT_GT(expert->family_count("QGMMA"), 0);
+  EXPECT_EQ(expert->family_count("GMMA"), 0);
+  EXPECT_EQ(cast->family_count("QGMMA"), 0);
+  EXPECT_GT(cast->family_count("GMMA"), 0);
+  EXPECT_GT(cast->family_count("TMA"), 0);  // everything else the task asks for is there
+}
+
+// The decode controls keep the copy engine and its barriers, so only their defect can fail them.
+TEST_F(CompiledSolutions, DecodeKernelsUseTheCopyEngine) {
+  for (const char* name :
+       {"hopper/mha_decode_split_kv", "broken/mha_decode_missing_length_mask",
+        "broken/mha_decode_combine_without_lse_rescale", "broken/mha_decode_split_race"}) {
+    const auto* module = sass_of(get(name));
+    if (module == nullptr) GTEST_SKIP() << "no disassembly";
+    EXPECT_GT(module->family_count("TMA"), 0) << name;
+    EXPECT_GT(module->family_count("SYNCS"), 0) << name;
+  }
 }
 
 TEST_F(CompiledSolutions, AmpereControlHasNoHopperFamily) {

@@ -121,6 +121,16 @@ TEST(Solutions, CoverTheControlsTheBenchmarkNeeds) {
                            "mha_bwd_d128", "mha_bwd_d128_causal"}) {
     EXPECT_EQ(expect[std::string("hopper/") + task], "PASSED") << task;
   }
+  // FP8 GEMM and decode attention: the experts and a control per mistake the tasks are for.
+  EXPECT_EQ(expect["hopper/gemm_fp8_nt_warp_specialized"], "PASSED");
+  EXPECT_EQ(expect["simple/gemm_fp8_wgmma"], "PASSED");
+  EXPECT_EQ(expect["broken/gemm_fp8_cast_to_bf16"], "INSTRUCTIONS_NOT_EXECUTED");
+  EXPECT_EQ(expect["broken/gemm_fp8_missing_scale"], "INCORRECT_NUMERICAL");
+  EXPECT_EQ(expect["broken/gemm_fp8_unpromoted_accumulation"], "INCORRECT_NUMERICAL");
+  EXPECT_EQ(expect["hopper/mha_decode_split_kv"], "PASSED");
+  EXPECT_EQ(expect["broken/mha_decode_missing_length_mask"], "INCORRECT_NUMERICAL");
+  EXPECT_EQ(expect["broken/mha_decode_combine_without_lse_rescale"], "INCORRECT_NUMERICAL");
+  EXPECT_EQ(expect["broken/mha_decode_split_race"], "INCORRECT_NUMERICAL");
   for (const auto& [name, verdict] : expect) {
     if (name.rfind("broken/", 0) == 0) {
       EXPECT_NE(verdict, "PASSED") << name;
@@ -178,13 +188,43 @@ TEST(BrokenControls, AttentionControlsDifferFromTheirSimpleKernelOnlyByTheirDefe
   }
 }
 
-// The attention worked examples of the `examples` context level are these files verbatim (less
-// the header line and the empty comment line after it), so what a model is shown is what the GPU
-// test evaluates (Hopper) or what this suite compiles and checks statically (Blackwell).
+// The FP8 GEMM and decode controls are derived from their expert the same way; the cast-to-bf16
+// control is the bf16 expert GEMM run on converted copies (its one change: the conversion).
+TEST(BrokenControls, Fp8AndDecodeControlsDifferFromTheirExpertOnlyByTheirDefect) {
+  struct Derived {
+    std::string file;  // under solutions/
+    std::string base;  // under solutions/
+    int lines;
+  };
+  const std::vector<Derived> derived = {
+      {"broken/gemm_fp8_missing_scale", "hopper/gemm_fp8_nt_warp_specialized", 2},
+      {"broken/gemm_fp8_unpromoted_accumulation", "hopper/gemm_fp8_nt_warp_specialized", 11},
+      {"broken/gemm_fp8_cast_to_bf16", "hopper/gemm_bf16_nt_warp_specialized", 57},
+      {"broken/mha_decode_missing_length_mask", "hopper/mha_decode_split_kv", 6},
+      {"broken/mha_decode_combine_without_lse_rescale", "hopper/mha_decode_split_kv", 2},
+      {"broken/mha_decode_split_race", "hopper/mha_decode_split_kv", 9}};
+  const auto root = repo_root() / "solutions";
+  for (const auto& d : derived) {
+    auto base = util::read_file(root / (d.base + ".cu"));
+    ASSERT_TRUE(base.has_value()) << base.error().message;
+    auto file = util::read_file(root / (d.file + ".cu"));
+    ASSERT_TRUE(file.has_value()) << file.error().message;
+    EXPECT_EQ(changed_code_lines(*base, *file), d.lines)
+        << d.file << " is no longer " << d.base << " plus its one change: carry the base's edit "
+        << "into it (or, for a new defect, update this count)";
+  }
+}
+
+// The attention, FP8 and decode worked examples of the `examples` context level are these files
+// verbatim (less the header line and the empty comment line after it), so what a model is shown
+// is what the GPU test evaluates (Hopper) or what this suite compiles and checks statically
+// (Blackwell).
 TEST(ContextExamples, AttentionExamplesAreTheSolutionFilesVerbatim) {
   const std::vector<std::pair<std::string, std::string>> examples = {
       {"context/hopper/examples.md", "solutions/simple/mha_fwd_lse_wgmma.cu"},
       {"context/hopper/examples.md", "solutions/simple/mha_bwd_wgmma.cu"},
+      {"context/hopper/examples.md", "solutions/simple/gemm_fp8_wgmma.cu"},
+      {"context/hopper/examples.md", "solutions/hopper/mha_decode_split_kv.cu"},
       {"context/blackwell/examples.md", "solutions/blackwell/mha_fwd_lse_tcgen05.cu"}};
   for (const auto& [document, file] : examples) {
     auto markdown = util::read_file(repo_root() / document);
