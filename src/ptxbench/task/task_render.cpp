@@ -13,7 +13,9 @@ namespace {
 constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kFamilyPtx{{
     {"GMMA", "wgmma.mma_async (warpgroup MMA from shared-memory descriptors)"},
     {"QGMMA", "wgmma.mma_async with FP8 operands (.e4m3/.e5m2: an FP8 MMA, not bf16 after a cast)"},
-    {"TMA", "cp.async.bulk.tensor (tensor memory accelerator copies with a CUtensorMap)"},
+    {"TMA",
+     "cp.async.bulk.tensor / cp.async.bulk (the copy engine: tensor copies with a CUtensorMap, "
+     "or plain bulk copies of contiguous bytes)"},
     {"SYNCS", "mbarrier (init, arrive.expect_tx, try_wait.parity)"},
     {"WARPGROUP", "wgmma.fence / commit_group / wait_group"},
     {"SETMAXNREG", "setmaxnreg (register reallocation between warpgroups)"},

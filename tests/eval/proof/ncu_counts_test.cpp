@@ -357,6 +357,22 @@ TEST(NcuFallback, MixedShapesAreAWeightedEstimate) {
   EXPECT_NE(execution.note.find("weighted"), std::string::npos) << execution.note;
 }
 
+// An FP8 kernel (QGMMA only): the op metric's warpgroup MMA count is its QGMMA, with the FLOPs of
+// the k32 shape, so an FP8 task's requested QGMMA can be proven by the op metrics too.
+TEST(NcuFallback, AnFp8KernelsWarpgroupMmaIsQgmma) {
+  std::vector<std::string> opcodes = {"SYNCS.EXCH.64", "UTMALDG.2D"};
+  for (int i = 0; i < 4; ++i) opcodes.push_back("QGMMA.64x64x32.F32.E4M3.E4M3");
+  sass::SassModule module;
+  module.kernels.push_back(make_kernel(kGemm, opcodes));
+  const auto counts = parse_ncu_raw_csv(raw_csv(128, 16));
+  ASSERT_TRUE(counts);
+  const KernelExecution execution =
+      execution_from_ncu(*counts, module.kernels[0], arch::Arch::kHopper);
+  EXPECT_EQ(execution.executions.at("QGMMA"), 256);  // two launches of 128
+  EXPECT_FALSE(execution.executions.contains("GMMA"));
+  EXPECT_DOUBLE_EQ(execution.tensor_core_flops.at("QGMMA"), 256.0 / 4 * 2 * 64 * 64 * 32);
+}
+
 // Item: an unmeasurable proof is not "not executed"; a measured zero is.
 TEST(NcuFallback, NcuFailureLeavesTheProofUnproven) {
   sass::SassModule module;

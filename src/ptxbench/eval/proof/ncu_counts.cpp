@@ -240,28 +240,48 @@ util::Expected<std::vector<NcuKernelCounts>> run_ncu_counts(util::ProcessRunner&
 
 namespace {
 
-// FLOPs of `gmma` warp-level GMMA executions from the kernel's static shapes, weighted by their
-// static counts; nullopt when a shape is unreadable. `mixed` tells whether shapes differ.
-std::optional<double> gmma_flops_from_static_shapes(std::int64_t gmma,
-                                                    const sass::SassKernel& kernel, arch::Arch arch,
-                                                    bool& mixed) {
+// Hopper's warpgroup MMAs: bf16/fp16/int8 (GMMA) and FP8 (QGMMA). One ncu op metric counts both.
+bool is_warpgroup_mma(const std::string& family) {
+  return family == "GMMA" || family == "QGMMA";
+}
+
+// FLOPs of `executions` warp-level executions of `family` from the kernel's static shapes of that
+// family, weighted by their static counts; nullopt when a shape is unreadable or the family is
+// absent. `mixed` tells whether shapes differ.
+std::optional<double> mma_flops_from_static_shapes(const std::string& family,
+                                                   std::int64_t executions,
+                                                   const sass::SassKernel& kernel, arch::Arch arch,
+                                                   bool& mixed) {
   double static_flops = 0;
-  std::int64_t static_gmma = 0;
+  std::int64_t static_count = 0;
   std::set<std::string> shapes;
   for (const auto& instruction : kernel.instructions) {
-    const std::string family =
+    const std::string of =
         instruction.family.empty() ? sass::family_of(instruction.opcode, arch) : instruction.family;
-    if (family != "GMMA") continue;
-    ++static_gmma;
+    if (of != family) continue;
+    ++static_count;
     const auto flops = sass::flops_per_execution(instruction.opcode);
     if (!flops) return std::nullopt;
     static_flops += *flops;
     shapes.insert(instruction.opcode);
   }
   mixed = shapes.size() > 1;
-  if (static_gmma == 0) return std::nullopt;
-  const double per_instruction = static_flops / static_cast<double>(static_gmma);
-  return static_cast<double>(gmma) * per_instruction / warps_per_tensor_core_op("GMMA");
+  if (static_count == 0) return std::nullopt;
+  const double per_instruction = static_flops / static_cast<double>(static_count);
+  return static_cast<double>(executions) * per_instruction / warps_per_tensor_core_op(family);
+}
+
+// The warpgroup MMA family of the kernel's static SASS: QGMMA when it has FP8 MMAs only, else
+// GMMA (the op metric cannot tell them apart, so a kernel with both is counted as GMMA).
+std::string static_warpgroup_mma(const sass::SassKernel& kernel, arch::Arch arch) {
+  bool gmma = false, qgmma = false;
+  for (const auto& instruction : kernel.instructions) {
+    const std::string family =
+        instruction.family.empty() ? sass::family_of(instruction.opcode, arch) : instruction.family;
+    gmma = gmma || family == "GMMA";
+    qgmma = qgmma || family == "QGMMA";
+  }
+  return qgmma && !gmma ? "QGMMA" : "GMMA";
 }
 
 void add_note(KernelExecution& out, const std::string& note) {
@@ -269,55 +289,59 @@ void add_note(KernelExecution& out, const std::string& note) {
   out.note += note;
 }
 
-// Per-opcode counts: every family measured, GMMA FLOPs from each executed shape.
+// Per-opcode counts: every family measured, warpgroup MMA FLOPs from each executed shape.
 void count_every_family(const NcuKernelCounts& counts, const sass::SassKernel& kernel,
                         arch::Arch arch, KernelExecution& out) {
   out.measured_families.reset();
-  double gmma_flops = 0;
-  std::int64_t gmma_without_shape = 0;
+  std::map<std::string, double> mma_flops;
+  std::map<std::string, std::int64_t> without_shape;
   for (const auto& [opcode, count] : counts.per_opcode) {
     const std::string family = sass::family_of(opcode, arch);
     if (family.empty()) continue;
     out.executions[family] += count;
-    if (family != "GMMA") continue;
+    if (!is_warpgroup_mma(family)) continue;
     if (const auto flops = sass::flops_per_execution(opcode)) {
-      gmma_flops += static_cast<double>(count) * *flops / warps_per_tensor_core_op("GMMA");
+      mma_flops[family] += static_cast<double>(count) * *flops / warps_per_tensor_core_op(family);
     } else {
-      gmma_without_shape += count;
+      without_shape[family] += count;
     }
   }
   add_note(out, "measured by ncu (every family, from its per-opcode counts)");
-  if (gmma_without_shape == 0) {
-    if (gmma_flops > 0) out.tensor_core_flops["GMMA"] = gmma_flops;
-    return;
+  for (const auto& [family, flops] : mma_flops) {
+    if (flops > 0 && !without_shape.contains(family)) out.tensor_core_flops[family] = flops;
   }
-  // ncu named a GMMA without its shape: the static shapes stand in for those executions.
-  bool mixed = false;
-  const auto estimate = gmma_flops_from_static_shapes(gmma_without_shape, kernel, arch, mixed);
-  if (!estimate) {
-    add_note(out, "GMMA without a readable shape: FLOPs unknown");
-    return;
+  // ncu named an MMA without its shape: the static shapes stand in for those executions.
+  for (const auto& [family, executions] : without_shape) {
+    bool mixed = false;
+    const auto estimate = mma_flops_from_static_shapes(family, executions, kernel, arch, mixed);
+    if (!estimate) {
+      add_note(out, family + " without a readable shape: FLOPs unknown");
+      continue;
+    }
+    out.tensor_core_flops[family] = mma_flops[family] + *estimate;
+    add_note(out, family + " FLOPs of executions without a shape estimated from the static shapes");
   }
-  out.tensor_core_flops["GMMA"] = gmma_flops + *estimate;
-  add_note(out, "GMMA FLOPs of executions without a shape estimated from the static shapes");
 }
 
-// The op metrics only: GMMA and TMA measured, every other family left unmeasured.
+// The op metrics only: the warpgroup MMA (GMMA, or QGMMA for an FP8-only kernel) and TMA
+// measured, every other family left unmeasured.
 void count_gmma_and_tma(const NcuKernelCounts& counts, const sass::SassKernel& kernel,
                         arch::Arch arch, KernelExecution& out) {
-  out.measured_families = std::set<std::string>{"GMMA", "TMA"};
-  out.executions["GMMA"] = counts.gmma;
+  const std::string mma = static_warpgroup_mma(kernel, arch);
+  out.measured_families = std::set<std::string>{mma, "TMA"};
+  out.executions[mma] = counts.gmma;
   out.executions["TMA"] = counts.tma;
-  add_note(out, "measured by ncu (GMMA and TMA only: no per-opcode counts)");
+  add_note(out, fmt::format("measured by ncu ({} and TMA only: no per-opcode counts)", mma));
   if (counts.gmma == 0) return;
   bool mixed = false;
-  const auto flops = gmma_flops_from_static_shapes(counts.gmma, kernel, arch, mixed);
+  const auto flops = mma_flops_from_static_shapes(mma, counts.gmma, kernel, arch, mixed);
   if (!flops) {
-    add_note(out, "GMMA without a readable static shape: FLOPs unknown");
+    add_note(out, mma + " without a readable static shape: FLOPs unknown");
     return;
   }
-  out.tensor_core_flops["GMMA"] = *flops;
-  if (mixed) add_note(out, "GMMA FLOPs estimated from the static shapes weighted by their counts");
+  out.tensor_core_flops[mma] = *flops;
+  if (mixed)
+    add_note(out, mma + " FLOPs estimated from the static shapes weighted by their counts");
 }
 
 }  // namespace
