@@ -9,9 +9,23 @@
 set -u
 source "$TREE/benchmarks/gpu-check/lib.sh"
 S="$TREE/solutions"
-fp8=("$S"/hopper/gemm_fp8_*.cu "$S"/broken/gemm_fp8_*.cu)
+fp8=("$S"/hopper/gemm_fp8_*.cu "$S"/simple/gemm_fp8_*.cu "$S"/broken/gemm_fp8_*.cu)
 decode=("$S"/hopper/mha_decode_*.cu "$S"/broken/mha_decode_*.cu)
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$RESULTS/card.txt" 2>&1
+
+# First the trusted side alone: the fp64 references against double precision on the CPU, and
+# cuBLASLt FP8 / cuDNN decode against the references (GPU unit tests, gtest filter on the new ones).
+s=$(now)
+timeout -k 5 240 ninja -C "$BUILD" -k 0 -j"$(nproc)" eval_gpu_kernels_test \
+  eval_correctness_reference_gpu_test >"$RESULTS/build.log" 2>&1
+log "build (GPU unit tests)" $? "$s"
+for t in tests/eval/gpu_stages/eval_gpu_kernels_test \
+  tests/eval/correctness/gpu/eval_correctness_reference_gpu_test; do
+  s=$(now)
+  timeout -k 5 300 "$BUILD/$t" --gtest_filter='*Fp8*:*Decode*' >>"$RESULTS/gpu-unit-tests.log" 2>&1
+  log "$(basename "$t") (FP8, decode)" $? "$s"
+done
+grep -E '^\[  (PASSED|FAILED) ' "$RESULTS/gpu-unit-tests.log"
 
 # Controls and experts on the task each header names (the unpromoted-accumulation control names
 # the long-K task; the others the core shape and the batch-16 decode).

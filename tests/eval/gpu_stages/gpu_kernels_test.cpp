@@ -10,6 +10,7 @@
 
 #include "gpu_test_support.hpp"
 #include "ptxbench/eval/correctness/gpu/baseline.hpp"
+#include "ptxbench/eval/correctness/gpu/precise_reference.hpp"
 #include "ptxbench/eval/correctness/gpu/tensor_kernels.hpp"
 #include "ptxbench/eval/worker/gpu/gpu_timer.hpp"
 
@@ -192,6 +193,74 @@ TEST(CublasLtBaseline, ComputesATimesBTransposed) {
     }
   }
   EXPECT_LT(worst, 1e-2) << baseline.value()->describe();
+}
+
+worker::TensorDesc typed(std::string name, task::DType dtype, std::vector<std::int64_t> shape) {
+  return worker::TensorDesc{.name = std::move(name), .dtype = dtype, .shape = std::move(shape)};
+}
+
+// The largest |library − reference| / (|reference| + 1) over one output (bf16 or fp32 output,
+// fp32 reference).
+double worst_relative(const DeviceTensor& library, const DeviceBuffer& reference) {
+  const auto out = download(library);
+  std::vector<float> ref(out.size());
+  EXPECT_EQ(
+      cudaMemcpy(ref.data(), reference.data(), ref.size() * sizeof(float), cudaMemcpyDeviceToHost),
+      cudaSuccess);
+  double worst = 0;
+  for (std::size_t i = 0; i < out.size(); ++i)
+    worst = std::max(worst, std::fabs(double{out[i]} - ref[i]) / (std::fabs(double{ref[i]}) + 1));
+  return worst;
+}
+
+// FP8 with per-tensor scales: cuBLASLt against the fp64 reference on e4m3 inputs with drawn
+// (normal, so any sign) scales, M ragged.
+TEST(CublasLtBaseline, Fp8WithPerTensorScalesMatchesTheReference) {
+  PTXBENCH_REQUIRE_GPU();
+  CudaStream stream;
+  const int m = 70, n = 96, k = 1024;
+  auto job = job_with(
+      {typed("A", task::DType::kFloat8E4M3, {m, k}), typed("B", task::DType::kFloat8E4M3, {n, k}),
+       typed("SCALE_A", task::DType::kFloat32, {}), typed("SCALE_B", task::DType::kFloat32, {})},
+      {bf16("C", {m, n})});
+  job.baseline = ptxbench::task::Baseline::kCublasLtGemmFp8Nt;
+  job.op_type = ptxbench::task::OpType::kGemmFp8;
+  auto baseline = make_baseline(job, stream.get());
+  ASSERT_TRUE(baseline.has_value()) << baseline.error().message;
+  auto tensors = tensors_of(job);
+  tensors.draw_inputs(job, 5, stream.get());
+  baseline.value()->run(tensors.inputs(), tensors.outputs(), stream.get());
+  auto reference = correctness::gpu::compute_precise_reference(job, tensors.inputs(), stream.get());
+  ASSERT_TRUE(reference.has_value()) << reference.error().message;
+  ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess);
+  // |C| ~ |sa·sb|·√K ≈ 32: a bf16 rounding of C is ~2^-8 relative.
+  EXPECT_LT(worst_relative(tensors.outputs()[0], reference.value()[0]), 1e-2)
+      << baseline.value()->describe();
+}
+
+// Decode: cuDNN with the padding mask over drawn lengths (one full, the others in [1, S]) and
+// grouped heads, against the fp64 reference; a ragged capacity.
+TEST(CudnnDecodeBaseline, RaggedLengthsMatchTheReference) {
+  PTXBENCH_REQUIRE_GPU();
+  CudaStream stream;
+  const int b = 4, h = 8, hkv = 2, s = 300, d = 128;
+  auto job = job_with({bf16("Q", {b, h, d}), bf16("K", {b, hkv, s, d}), bf16("V", {b, hkv, s, d}),
+                       typed("KV_LEN", task::DType::kInt32, {b})},
+                      {bf16("O", {b, h, d}), fp32("LSE", {b, h})});
+  job.baseline = ptxbench::task::Baseline::kCudnnSdpaDecode;
+  job.op_type = ptxbench::task::OpType::kMhaDecode;
+  job.parameters = {{"scale", 1.0 / std::sqrt(double(d))}};
+  auto baseline = make_baseline(job, stream.get());
+  ASSERT_TRUE(baseline.has_value()) << baseline.error().message;
+  auto tensors = tensors_of(job);
+  tensors.draw_inputs(job, 7, stream.get());
+  baseline.value()->run(tensors.inputs(), tensors.outputs(), stream.get());
+  auto reference = correctness::gpu::compute_precise_reference(job, tensors.inputs(), stream.get());
+  ASSERT_TRUE(reference.has_value()) << reference.error().message;
+  ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess);
+  EXPECT_LT(worst_relative(tensors.outputs()[0], reference.value()[0]), 2e-2)
+      << baseline.value()->describe();
+  EXPECT_LT(worst_relative(tensors.outputs()[1], reference.value()[1]), 1e-3);  // natural log
 }
 
 class CudnnBaseline : public ::testing::TestWithParam<bool> {};
