@@ -99,7 +99,8 @@ TEST(RepairKill, ResumesAfterSigkill) {
   for (const auto& row : *repairs) EXPECT_EQ(row.status, RepairStatus::kNotRepaired);
 }
 
-// A teacher command that does not exist: the rows are not repaired, and the command says why.
+// A teacher command that does not exist is refused before any row is sent: a usage error that
+// names it, not an exit 0 with every row "not repaired".
 TEST(RepairKill, AMissingTeacherSaysWhy) {
   util::TempDir work;
   const fs::path folder_path = work.path() / "fixit";
@@ -115,10 +116,12 @@ TEST(RepairKill, AMissingTeacherSaysWhy) {
                 "--teacher-command", (work.path() / "no-such-teacher").string(), "--no-gpu"},
        .timeout = std::chrono::seconds(120)});
   ASSERT_TRUE(result.started) << result.spawn_error;
-  EXPECT_NE(result.stdout_text.find("1 not repaired"), std::string::npos) << result.stdout_text;
-  EXPECT_NE(result.stderr_text.find(": not repaired: the teacher failed: "), std::string::npos)
+  EXPECT_EQ(result.exit_code, 2) << result.stdout_text << result.stderr_text;
+  EXPECT_NE(result.stderr_text.find("no-such-teacher: no such executable"), std::string::npos)
       << result.stderr_text;
-  EXPECT_NE(result.stderr_text.find("no-such-teacher"), std::string::npos) << result.stderr_text;
+  auto repairs = FixitFolder::open(folder_path)->read_repairs();
+  ASSERT_TRUE(repairs) << repairs.error().message;
+  EXPECT_TRUE(repairs->empty()) << "a row was sent to a teacher that cannot run";
 }
 
 // `--teacher-command` is one command line read as a shell reads it: a quoted path with a space

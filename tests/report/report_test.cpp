@@ -255,6 +255,22 @@ TEST(Report, ViewerItemsCarryTheSplitOfTheTables) {
   EXPECT_EQ(heldout, 1);
 }
 
+// summary.md is Markdown, which renderers show with its HTML: model and task names (and the run
+// label in its facts) are text there, as on the HTML pages.
+TEST(Report, SummaryMarkdownShowsNamesAsText) {
+  util::TempDir root;
+  const std::string model = "m" + std::string(testing::kHostileMarkup);
+  testing::write_run(root.path() / "run<b>x</b>",
+                     {testing::make_trajectory(
+                         {.model = model, .max_turns = 1, .turns = {testing::passed(1.1)}})});
+  auto paths = write_report({root.path() / "run<b>x</b>"}, quiet(root.path() / "out"));
+  ASSERT_TRUE(paths) << paths.error().message;
+  const std::string md = *util::read_file(paths->summary_markdown);
+  EXPECT_NE(md.find("&lt;script&gt;"), std::string::npos) << md;
+  for (const char* element : {"<script", "<img", "</textarea", "<b>"})
+    EXPECT_EQ(md.find(element), std::string::npos) << element << " left as markup in\n" << md;
+}
+
 // A GPU run with one correct and one host-only trajectory (INSTRUCTIONS_ABSENT: no device code)
 // is 1 of 2 correct; a trajectory whose GPU stages could not run leaves the denominators, and
 // the page says how many did.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "ptxbench/model/anthropic_provider.hpp"
 #include "ptxbench/model/command_provider.hpp"
@@ -43,6 +44,14 @@ util::Expected<std::unique_ptr<Provider>> make_base(const ProviderConfig& config
     }
     case ProviderKind::kCommand:
       if (!dependencies.processes) {
+        // On this machine's processes, a program that cannot run is refused now: every call
+        // would fail, and a command that only records failed calls would end "successfully".
+        const std::string& program = config.command.front();
+        const auto found = util::find_in_path(program);
+        if (!found || std::filesystem::is_directory(*found))
+          return util::make_error(
+              fmt::format("model {}: command {}: no such executable{}", config.name, program,
+                          program.find('/') == std::string::npos ? " in PATH" : ""));
         dependencies.processes = std::make_shared<util::SystemProcessRunner>();
       }
       return std::unique_ptr<Provider>(

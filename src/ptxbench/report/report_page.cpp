@@ -11,6 +11,7 @@
 #include "ptxbench/eval/evaluation.hpp"
 #include "ptxbench/report/svg.hpp"
 #include "ptxbench/report/view/viewer.hpp"
+#include "ptxbench/util/generated_text.hpp"
 
 namespace ptxbench::report {
 namespace {
@@ -31,7 +32,7 @@ const std::vector<Section>& sections() {
       {"correctness",
        "Correctness and verification",
        PlotSection::kCurves,
-       {"correctness", "splits"}},
+       {"replies", "correctness", "splits"}},
       {"speed", "Speed", PlotSection::kSpeedup, {"speedup"}},
       {"comparisons", "Comparisons", PlotSection::kComparison, {"comparison"}},
       {"ablation", "Context-level ablation", PlotSection::kAblation, {}},
@@ -279,14 +280,16 @@ std::string render_html(const ReportPage& page) {
 }
 
 std::string render_markdown(const ReportPage& page) {
-  std::string out = fmt::format("# {}\n\n", page.title);
-  for (const auto& fact : page.facts) out += fact + "  \n";
-  for (const auto& banner : page.banners) out += fmt::format("\n> **{}**\n", banner);
+  // Facts, banners and warnings carry run labels, model names and paths: text, never markup.
+  std::string out = fmt::format("# {}\n\n", util::markdown_inline(page.title));
+  for (const auto& fact : page.facts) out += util::markdown_inline(fact) + "  \n";
+  for (const auto& banner : page.banners)
+    out += fmt::format("\n> **{}**\n", util::markdown_inline(banner));
   if (!page.warnings.empty()) {
     out += fmt::format("\n**{} warning(s) while reading** (report.json lists all):\n\n",
                        page.warnings.size());
     for (std::size_t i = 0; i < page.warnings.size() && i < kShownWarnings; ++i) {
-      out += "- " + page.warnings[i] + "\n";
+      out += "- " + util::markdown_inline(page.warnings[i]) + "\n";
     }
   }
   for (const auto& section : sections()) {
@@ -295,10 +298,10 @@ std::string render_markdown(const ReportPage& page) {
     std::vector<std::string> empty;
     for (const auto* plot : plots_of(page, section)) {
       if (!plot->empty.empty()) {
-        empty.push_back(fmt::format("{} ({})", plot->title, plot->empty));
+        empty.push_back(util::markdown_inline(fmt::format("{} ({})", plot->title, plot->empty)));
         continue;
       }
-      out += fmt::format("\n![{}](plots/{}.svg)\n", plot->title, plot->id);
+      out += fmt::format("\n![{}](plots/{}.svg)\n", util::markdown_inline(plot->title), plot->id);
     }
     if (!empty.empty()) {
       out += fmt::format("\n*Nothing to draw in {} plot(s):* {}.\n", empty.size(),

@@ -7,6 +7,7 @@
 #include "ptxbench/report/csv.hpp"
 #include "ptxbench/report/svg.hpp"
 #include "ptxbench/util/check.hpp"
+#include "ptxbench/util/generated_text.hpp"
 
 namespace ptxbench::report {
 namespace {
@@ -92,13 +93,10 @@ std::string_view kind_name(ColumnKind kind) {
   return "text";
 }
 
+// A cell's text: one line (newlines as spaces), '|' and HTML escaped (util::markdown_inline).
 std::string markdown_escape(std::string text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') out += '\\';
-    out += c == '\n' ? ' ' : c;
-  }
-  return out;
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return util::markdown_inline(text);
 }
 
 bool right_aligned(ColumnKind kind) {

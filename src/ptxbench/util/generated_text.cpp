@@ -47,6 +47,12 @@ std::string markdown_inline(std::string_view value) {
       out += escaped(c);
     } else if (c == '|') {
       out += "\\|";
+    } else if (c == '<') {  // Markdown renderers pass HTML through: names stay text
+      out += "&lt;";
+    } else if (c == '>') {
+      out += "&gt;";
+    } else if (c == '&') {
+      out += "&amp;";
     } else {
       out += c;
     }

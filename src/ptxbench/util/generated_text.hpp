@@ -19,7 +19,9 @@ Expected<std::string> one_line(std::string_view what, std::string_view value,
 std::string yaml_quoted(std::string_view value);
 
 // Inline Markdown (a heading, a table cell, a list item): control characters written as their
-// escapes (\n, \t, \u001b) and '|' escaped, so the value stays in its line and its cell.
+// escapes (\n, \t, \u001b) and '|' escaped, so the value stays in its line and its cell; '<',
+// '>' and '&' as HTML entities, since renderers pass HTML through (a model named <script> stays
+// text).
 std::string markdown_inline(std::string_view value);
 
 // Single-quoted for bash: any text, passed through as one word.
