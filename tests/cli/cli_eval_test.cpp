@@ -38,6 +38,28 @@ TEST(CliEval, ReplyWithoutCodeIsNoCodeInJson) {
   EXPECT_EQ(json.at("stages").size(), 8u);
 }
 
+// A glob in the shell can expand to files named like options (`--out=x.md`, `-h.md`): after
+// `--` they are files, evaluated as replies, and no option is taken from them.
+TEST(CliEval, FilesNamedLikeOptionsAfterTheDoubleDash) {
+  util::TempDir dir;
+  for (const char* name : {"--out=x.md", "-h.md"})
+    util::write_file_atomic(dir.path() / name, "No code in this reply.\n");
+  auto r = testing::run_cli({"eval", "--task", "gemm_n7168_k5120", "--arch", "hopper", "--json",
+                             "--no-gpu", "--", "--out=x.md", "-h.md"},
+                            std::chrono::minutes(5), {}, dir.path());
+  EXPECT_EQ(r.exit_code, 1) << r.stderr_text;  // NO_CODE twice
+  std::istringstream lines(r.stdout_text);
+  std::vector<std::string> sources;
+  for (std::string line; std::getline(lines, line);) {
+    auto record = nlohmann::json::parse(line);
+    EXPECT_EQ(record.at("verdict"), "NO_CODE");
+    sources.push_back(record.at("source_name"));
+  }
+  std::sort(sources.begin(), sources.end());
+  EXPECT_EQ(sources, (std::vector<std::string>{"--out=x.md", "-h.md"})) << r.stdout_text;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "x.md")) << "--out=x.md was taken as --out";
+}
+
 TEST(CliEval, UnknownTaskArchOrFileKindAreUsageErrors) {
   auto task =
       ptxbench({"eval", candidate("syntax_error.cu"), "--task", "gemm_n7168", "--arch", "hopper"});
