@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "ptxbench/config.hpp"
+#include "ptxbench/util/folder_lock.hpp"
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/process.hpp"
 #include "run_cli.hpp"
@@ -181,6 +182,33 @@ TEST(CliInputErrors, SlurmSubmissionsSayWhatToDo) {
 
 namespace ptxbench::cli {
 namespace {
+
+// `ptxbench study` checks every field and path before its first step: a bad grid value or a
+// study folder another study holds is exit 2, and nothing (no folder, no .partial step) is left.
+TEST(CliInputErrors, AStudyIsCheckedWholeBeforeAnyStep) {
+  util::TempDir dir;
+  util::write_file_atomic(dir.path() / "r.md", "```cuda\n__global__ void k() {}\n```\n");
+  const std::string head = "grid: {tasks: [gemm_n4096_k4096], turns: 1, evaluation: {gpu: false}";
+  const std::string rest =
+      "}\nbase: {model: {provider: replay, path: r.md}}\n"
+      "teachers: [{name: t, model: {provider: replay, path: r.md}}]\n"
+      "variants: [{name: v, retrieval: true}]\n";
+  util::write_file_atomic(dir.path() / "bad.yaml",
+                          "out: bad\n" + head + ", samples: [1, 2]" + rest);
+  auto bad = ptxbench({"study", (dir.path() / "bad.yaml").string()});
+  EXPECT_EQ(bad.exit_code, 2) << bad.stdout_text << bad.stderr_text;
+  EXPECT_THAT(bad.stderr_text, HasSubstr("bad.yaml: grid.samples: "));
+  EXPECT_FALSE(fs::exists(dir.path() / "bad")) << "a step ran before the check";
+
+  util::write_file_atomic(dir.path() / "ok.yaml", "out: held\n" + head + rest);
+  fs::create_directories(dir.path() / "held");
+  auto lock = util::FolderLock::acquire(dir.path() / "held", "study folder");
+  ASSERT_TRUE(lock) << lock.error().message;
+  auto busy = ptxbench({"study", (dir.path() / "ok.yaml").string()});
+  EXPECT_EQ(busy.exit_code, 2) << busy.stdout_text << busy.stderr_text;
+  EXPECT_THAT(busy.stderr_text, HasSubstr("another ptxbench process is using this study folder"));
+  EXPECT_FALSE(fs::exists(dir.path() / "held" / "steps")) << "a step ran in a folder in use";
+}
 
 // --seed-pool and --verdict-cache: a value out of range or a file where a folder belongs is a
 // usage error before anything is compiled.

@@ -17,12 +17,16 @@ streams="${STREAMS:-latency gemm attention mixed}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 S="$TREE/solutions"
+# The stage parts' printer is not among the targets gpu-check.sh builds.
+ninja -C "$BUILD" throughput >"$RESULTS/build-throughput.log" 2>&1 ||
+  echo "benchmarks/throughput did not build: no stage parts (build-throughput.log)"
 parts_of() {  # NAME WALL_S GPUS: the stage parts and verdicts/GPU-h of $RESULTS/NAME.jsonl
   "$BUILD/benchmarks/throughput" records "$RESULTS/$1.jsonl" --wall-seconds "$2" --gpus 1 \
     >"$RESULTS/$1.parts.md" 2>&1
   { echo "## $1"; cat "$RESULTS/$1.parts.md"; echo; } >>"$RESULTS/parts.md"
 }
 copies() {  # SOLUTION COUNT NAME
+  local i
   mkdir -p "$work/$3"
   for i in $(seq "$2"); do { cat "$1"; echo "// copy $i"; } >"$work/$3/copy-$i.cu"; done
 }

@@ -55,7 +55,13 @@ int run_study_command(const StudyFlags& flags) {
                                 fmt::print("study: {}\n", line);
                                 std::fflush(stdout);
                               }};
-  auto result = study::run_study(*study, env);
+  // Every field and path, and the folder, before any step: a problem there is a usage error.
+  auto held = study::open_study(*study, env);
+  if (!held) {
+    fmt::print(stderr, "ptxbench study: {}\n", held.error().message);
+    return kExitUsage;
+  }
+  auto result = study::run_study(*study, env, *held);
   if (!result) {
     fmt::print(stderr, "ptxbench study: {}\n", result.error().message);
     return kExitFailed;

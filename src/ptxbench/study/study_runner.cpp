@@ -13,6 +13,7 @@
 #include "ptxbench/study/served_model.hpp"
 #include "ptxbench/study/splits.hpp"
 #include "ptxbench/study/step_folder.hpp"
+#include "ptxbench/study/study_check.hpp"
 #include "ptxbench/util/folder_lock.hpp"
 #include "ptxbench/util/fs.hpp"
 #include "ptxbench/util/json_text.hpp"
@@ -352,17 +353,21 @@ std::vector<std::string> step_labels(const StudyFile& study) {
   return labels;
 }
 
-util::Expected<fs::path> run_study(const StudyFile& study, const StudyEnvironment& env) {
+util::Expected<util::FolderLock> open_study(const StudyFile& study, const StudyEnvironment& env) {
   const auto labels = step_labels(study);
   if (!env.stop_after.empty() &&
       std::find(labels.begin(), labels.end(), env.stop_after) == labels.end())
     return util::make_error(fmt::format("--stop-after {}: not a step of this study ({})",
                                         env.stop_after, fmt::join(labels, ", ")));
+  if (auto checked = check_study(study, env.default_tasks); !checked) return checked.error();
   std::error_code error;
   fs::create_directories(study.out, error);
   if (error) return util::make_error(study.out.string() + ": " + error.message());
-  auto lock = util::FolderLock::acquire(study.out, "study folder");
-  if (!lock) return lock.error();
+  return util::FolderLock::acquire(study.out, "study folder");
+}
+
+util::Expected<fs::path> run_study(const StudyFile& study, const StudyEnvironment& env,
+                                   const util::FolderLock& /*held*/) {
   Runner runner(study, env);
   try {
     return runner.run();

@@ -10,6 +10,7 @@
 
 #include "ptxbench/study/study_file.hpp"
 #include "ptxbench/util/expected.hpp"
+#include "ptxbench/util/folder_lock.hpp"
 
 namespace ptxbench::study {
 
@@ -26,9 +27,13 @@ struct StudyEnvironment {
 // "data/<variant>", "train/<variant>", "run/<variant>"; the comparison is always rebuilt).
 std::vector<std::string> step_labels(const StudyFile& study);
 
-// Steps in order; the last one run or skipped is named in messages. An Error says which step
-// failed and where its log is.
-util::Expected<std::filesystem::path> run_study(const StudyFile& study,
-                                                const StudyEnvironment& env);
+// Checks the study before any step (study_check.hpp), then makes its folder and takes it (.lock):
+// one `ptxbench study` at a time. An Error here is the user's (a field, a path, a folder in use).
+util::Expected<util::FolderLock> open_study(const StudyFile& study, const StudyEnvironment& env);
+
+// Steps in order, in the folder `open_study` holds; the last one run or skipped is named in
+// messages. An Error says which step failed and where its log is.
+util::Expected<std::filesystem::path> run_study(const StudyFile& study, const StudyEnvironment& env,
+                                                const util::FolderLock& held);
 
 }  // namespace ptxbench::study

@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ptxbench/eval/correctness/gpu/baseline.hpp"
@@ -93,6 +94,12 @@ class ReferenceMemory {
     index_[key] = order_.begin();
   }
   bool enabled() const { return budget_ > 0; }
+  bool empty() const { return order_.empty(); }
+  void clear() {
+    index_.clear();
+    order_.clear();
+    used_ = 0;
+  }
 
  private:
   std::uint64_t budget_;
@@ -135,7 +142,7 @@ class JudgeServer {
       try {
         if (request.is_discarded() || !request.is_object())
           throw std::invalid_argument("not a JSON object");
-        reply = handle(request, fds);
+        reply = handle_with_room(request, fds);
         reply["ok"] = true;
       } catch (const std::exception& e) {
         reply = json{{"ok", false}, {"message", e.what()}};
@@ -149,6 +156,25 @@ class JudgeServer {
   }
 
  private:
+  // The GPU's memory is shared with the slot's candidates and sanitizer runs, which come and
+  // go: a session or trial that could not allocate drops the kept references (they can be
+  // computed again) and is tried once more. `open` and `prepare` change nothing before they
+  // succeed, so trying again is safe.
+  json handle_with_room(const json& request, std::vector<int>& fds) {
+    try {
+      return handle(request, fds);
+    } catch (const std::exception& e) {
+      const std::string op = request.value("op", std::string());
+      const bool no_room =
+          std::string_view(e.what()).find("cudaErrorMemoryAllocation") != std::string_view::npos;
+      if (!no_room || references_.empty() || (op != "open" && op != "prepare")) throw;
+      (void)cudaGetLastError();
+      references_.clear();
+      fds.clear();
+      return handle(request, fds);
+    }
+  }
+
   json handle(const json& request, std::vector<int>& fds) {
     const std::string op = request.value("op", std::string());
     if (op == "open") return open(request, fds);
