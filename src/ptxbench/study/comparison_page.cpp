@@ -80,6 +80,76 @@ report::Proportion fast_above(const report::TrajectorySet& set, int turn_limit, 
   return out;
 }
 
+// What a weak model's replies reach before any GPU stage, of all trajectories at turn limit t:
+// a reply with a code block, a kernel that compiled, one whose machine code holds the requested
+// instruction families (the static check; every later verdict passed it).
+struct ReplyReach {
+  report::Proportion with_code, compiled, static_verified;
+};
+
+bool passed_static_check(eval::Verdict verdict) {
+  switch (verdict) {
+    case eval::Verdict::kNoCode:
+    case eval::Verdict::kForbidden:
+    case eval::Verdict::kCompileError:
+    case eval::Verdict::kInstructionsAbsent:
+    case eval::Verdict::kInternalError:
+      return false;
+    default:
+      return true;
+  }
+}
+
+ReplyReach reach_within(const report::TrajectorySet& set, int turn_limit) {
+  ReplyReach out;
+  for (const auto* t : set) {
+    bool code = false, compiled = false, verified = false;
+    for (const auto& turn : t->turns) {
+      if (turn.turn > turn_limit) break;
+      code |=
+          turn.verdict != eval::Verdict::kNoCode && turn.verdict != eval::Verdict::kInternalError;
+      compiled |= turn.compiled;
+      verified |= turn.compiled && passed_static_check(turn.verdict);
+    }
+    ++out.with_code.n, ++out.compiled.n, ++out.static_verified.n;
+    out.with_code.k += code;
+    out.compiled.k += compiled;
+    out.static_verified.k += verified;
+  }
+  return out;
+}
+
+Table replies_table(const std::vector<Side>& sides, const std::vector<std::string>& splits,
+                    const std::vector<int>& limits) {
+  Table table{
+      .name = "replies",
+      .title = "How far the replies got, per split and turn limit",
+      .description =
+          "One row per split, turn limit and model. Of all trajectories (95% Wilson intervals): "
+          "a reply with a code block within the turn limit, a kernel that compiled, and one "
+          "whose machine code holds the requested instruction families (the static check, "
+          "needing no GPU). A trajectory whose prompt did not fit the model's context ends on "
+          "a provider error with no reply.",
+      .columns = {{"split", ColumnKind::kText, "train or a held-out split of the study file"},
+                  {"turns", ColumnKind::kInteger, "turn limit"},
+                  {"model", ColumnKind::kText, "the base model or a data variant"},
+                  {"trajectories", ColumnKind::kInteger, "trajectories of this split"},
+                  {"with_code", ColumnKind::kMeasure, "a reply with a code block"},
+                  {"compiled", ColumnKind::kMeasure, "a kernel that compiled"},
+                  {"static_verified", ColumnKind::kMeasure,
+                   "compiled with the requested instruction families in its machine code"}}};
+  for (const auto& split : splits)
+    for (int limit : limits)
+      for (const auto& side : sides) {
+        const auto set = in_split(side, split);
+        const auto r = reach_within(set, limit);
+        table.add_row({split, static_cast<std::int64_t>(limit), side.name,
+                       static_cast<std::int64_t>(set.size()), report::measure_of(r.with_code),
+                       report::measure_of(r.compiled), report::measure_of(r.static_verified)});
+      }
+  return table;
+}
+
 Table metrics_table(const StudyFile& study, const std::vector<Side>& sides,
                     const std::vector<std::string>& splits, const std::vector<int>& limits) {
   const std::string fast_p = fmt::format("fast_{:g}", study.fast_p);
@@ -194,7 +264,8 @@ Table training_table(const StudyFile& study) {
       .description =
           "From each variant's data step (data.json) and run card (run_card.json): "
           "rows trained on and held out, tokens, optimiser steps, training time and "
-          "the final held-out loss. A retrieval variant is not trained: its rows are "
+          "the training loss at the first and last logged step and the final held-out loss. A "
+          "retrieval variant is not trained: its rows are "
           "given in context instead.",
       .columns = {
           {"variant", ColumnKind::kText, "data variant"},
@@ -205,6 +276,8 @@ Table training_table(const StudyFile& study) {
           {"tokens", ColumnKind::kInteger, "tokens of the training rows"},
           {"steps", ColumnKind::kInteger, "optimiser steps"},
           {"train_seconds", ColumnKind::kNumber, "training time, s", 1},
+          {"train_loss_first", ColumnKind::kNumber, "training loss, first logged step", 4},
+          {"train_loss_last", ColumnKind::kNumber, "training loss, last logged step", 4},
           {"heldout_loss", ColumnKind::kNumber, "final held-out loss", 4}}};
   for (const auto& v : study.variants) {
     const std::string data =
@@ -225,7 +298,7 @@ Table training_table(const StudyFile& study) {
                               ? Cell(counts["verified_train"].get<std::int64_t>())
                               : Cell();
     if (v.retrieval) {
-      table.add_row({v.name, data, sum("train"), verified, sum("heldout"), {}, {}, {}, {}});
+      table.add_row({v.name, data, sum("train"), verified, sum("heldout"), {}, {}, {}, {}, {}, {}});
       continue;
     }
     auto card_text =
@@ -245,6 +318,8 @@ Table training_table(const StudyFile& study) {
                    card.value("train_seconds", Json()).is_number()
                        ? Cell(card["train_seconds"].get<double>())
                        : Cell(),
+                   number(card.value("train_loss_first", Json())),
+                   number(card.value("train_loss_last", Json())),
                    card.value("heldout_loss_final", Json()).is_number()
                        ? Cell(card["heldout_loss_final"].get<double>())
                        : Cell()});
@@ -420,6 +495,7 @@ util::Expected<fs::path> write_comparison(const StudyFile& study) {
       "paired tests under Comparisons); with few tasks and samples most differences are.");
   for (auto& banner : unverified_data_banners(study)) page.banners.push_back(std::move(banner));
   page.tables.push_back(training_table(study));
+  page.tables.push_back(replies_table(*sides, split_names, limits));
   page.tables.push_back(metrics_table(study, *sides, split_names, limits));
   page.tables.push_back(paired_table(*sides, split_names, limits));
   if (!study.published.empty()) {
