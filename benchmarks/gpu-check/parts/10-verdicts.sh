@@ -41,3 +41,55 @@ done
 python3 "$TREE/benchmarks/gpu-check/verdicts.py" "$S,$C" "$RESULTS"/*.jsonl | tee "$RESULTS/verdicts.txt"
 cat "$RESULTS/not-judged.txt" 2>/dev/null
 echo "$submitted files submitted; $(cat "$RESULTS"/*.jsonl 2>/dev/null | grep -c '"verdict"') records"
+
+# The report's rates on a GPU run with a host-only trajectory: one turn of the expert GEMM
+# (PASSED) and one of a run() without device code (INSTRUCTIONS_ABSENT on any machine), replayed
+# through `ptxbench run`, then `ptxbench report`. Expected: correct 1 of 2, not_measured 0 (an
+# INSTRUCTIONS_ABSENT on a GPU is a final verdict, in every denominator).
+if [[ $(left) -ge 120 ]]; then
+  work="$RESULTS/host-only-rates"
+  replies="$work/replies"
+  mkdir -p "$replies/gemm_n7168_k5120__hopper__none__s0" "$replies/gemm_n7168_k5120__hopper__none__s1"
+  cp "$S/hopper/gemm_bf16_nt_warp_specialized.cu" "$replies/gemm_n7168_k5120__hopper__none__s0/turn-1.cu"
+  cat >"$replies/gemm_n7168_k5120__hopper__none__s1/turn-1.cu" <<'CU'
+// A run() that never launches a kernel: it zeroes C on the host side of the API. No device code,
+// so the requested families cannot execute: INSTRUCTIONS_ABSENT on any machine.
+#include <cuda_runtime.h>
+#include <tvm/ffi/container/tensor.h>
+#include <tvm/ffi/function.h>
+
+void run(tvm::ffi::TensorView a, tvm::ffi::TensorView b, tvm::ffi::TensorView c) {
+  (void)a;
+  (void)b;
+  cudaMemset(c.data_ptr(), 0, static_cast<size_t>(c.size(0)) * c.size(1) * 2);
+}
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(run, run);
+CU
+  cat >"$work/run.yaml" <<YAML
+out: $work/run
+tasks: [gemm_n7168_k5120]
+archs: [hopper]
+contexts: [none]
+samples: 2
+turns: 1
+evaluation: {gpu: true, parallel: 2}
+models:
+  - {name: replay, provider: replay, path: $replies}
+YAML
+  s=$(now)
+  timeout -k 5 "$(left)" "$PTXBENCH" run --config "$work/run.yaml" --tasks-dir "$TREE/tasks" \
+    >"$work/run.log" 2>&1
+  log "host-only rates: run" $? "$s"
+  "$PTXBENCH" report "$work/run" --out "$work/report" --quiet --tasks "$TREE/tasks" \
+    >"$work/report.log" 2>&1
+  log "host-only rates: report" $? "$s"
+  python3 - "$work/report/tables/correctness.csv" <<'PY' | tee "$work/rates.txt"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:
+    got = (r["correct_k"], r["correct_n"], r["not_measured"])
+    ok = got == ("1", "2", "0")
+    print(f"t={r['t']} correct {got[0]}/{got[1]} not_measured {got[2]}: "
+          f"{'as expected' if ok else 'NOT as expected (want 1/2, 0)'}")
+PY
+fi

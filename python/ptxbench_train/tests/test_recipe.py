@@ -8,7 +8,9 @@ def test_reference_recipe_is_the_published_one():
     r = load_recipe("reference")
     assert (r.lora_rank, r.learning_rate, r.lr_scheduler, r.epochs, r.batch_size, r.max_length) == (
         32, 4.65e-4, "linear", 5, 2, 65536)
-    assert {"reference", "tiny"} <= set(builtin_recipes())
+    assert {"reference", "tiny", "smol"} <= set(builtin_recipes())
+    smol = load_recipe("smol")
+    assert smol.max_length == 32768 and smol.verified_only and smol.batch_size == 1
 
 
 def test_recipe_files_and_errors(tmp_path):
