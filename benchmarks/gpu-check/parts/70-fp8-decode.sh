@@ -9,7 +9,8 @@
 set -u
 source "$TREE/benchmarks/gpu-check/lib.sh"
 S="$TREE/solutions"
-fp8=("$S"/hopper/gemm_fp8_*.cu "$S"/simple/gemm_fp8_*.cu "$S"/broken/gemm_fp8_*.cu)
+fp8=("$S"/hopper/gemm_fp8_*.cu "$S"/simple/gemm_fp8_*.cu "$S"/broken/gemm_fp8_*.cu
+     "$S"/blackwell/gemm_fp8_*.cu)
 decode=("$S"/hopper/mha_decode_*.cu "$S"/broken/mha_decode_*.cu)
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$RESULTS/card.txt" 2>&1
 
@@ -23,7 +24,8 @@ for t in tests/eval/gpu_stages/eval_gpu_kernels_test \
   tests/eval/correctness/gpu/eval_correctness_reference_gpu_test; do
   s=$(now)
   timeout -k 5 300 "$BUILD/$t" --gtest_filter='*Fp8*:*Decode*' >>"$RESULTS/gpu-unit-tests.log" 2>&1
-  log "$(basename "$t") (FP8, decode)" $? "$s"
+  rc=$?
+  log "${t##*/} (FP8, decode)" "$rc" "$s"
 done
 grep -E '^\[  (PASSED|FAILED) ' "$RESULTS/gpu-unit-tests.log"
 
@@ -49,9 +51,9 @@ judge_group() {  # name files...
     fi
     s=$(now)
     timeout -k 5 "$l" "$PTXBENCH" eval "${group[@]}" --task "$task" --arch "${arch:-hopper}" \
-      --tasks-dir "$TREE/tasks" --json --out "$RESULTS/$name-$task.jsonl" \
-      >/dev/null 2>"$RESULTS/$name-$task.err"
-    log "$name $task (${#group[@]} files)" $? "$s"
+      --tasks-dir "$TREE/tasks" --json --out "$RESULTS/$name-$task-${arch:-hopper}.jsonl" \
+      >/dev/null 2>"$RESULTS/$name-$task-${arch:-hopper}.err"
+    log "$name $task ${arch:-hopper} (${#group[@]} files)" $? "$s"
   done
 }
 judge_group fp8 "${fp8[@]}"
