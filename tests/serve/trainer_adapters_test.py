@@ -1,9 +1,10 @@
 """The trainer adapters driven by the trainers' own APIs on the CPU, with a tiny random-weight
 model built here (no download) and `ptxbench serve --no-gpu` as the judge (PTXBENCH_EXE):
 
-- TRL: GRPOTrainer runs two steps with `reward_funcs=[KernelReward]`, and two with
-  `environment_factory=KernelEnvironment.factory(...)`; the service's rewards (tiered: a reply
-  without code is -0.5) reach the trainer's log history.
+- TRL: GRPOTrainer runs two steps with `reward_funcs=[KernelReward]`, its generation biased so
+  that some completions open a code block including cuBLAS (tiered: FORBIDDEN, -1) and others
+  are prose (NO_CODE, -0.5), and two with `environment_factory=KernelEnvironment.factory(...)`;
+  the service's rewards reach the trainer's log history.
 - verl and verifiers cannot be installed here (verl pins transformers < 5.11 and pulls ray;
   verifiers 0.4 has replaced the documented SingleTurnEnv/Rubric API and pulls ~30 packages), so
   each is a minimal stand-in of its documented interface, driven the way the framework drives
@@ -56,12 +57,25 @@ def tiny(tmp_path_factory):
     return model, tokenizer
 
 
-def grpo_args(tmp_path):
+def grpo_args(tmp_path, **extra):
     from trl import GRPOConfig
 
-    return GRPOConfig(output_dir=str(tmp_path), per_device_train_batch_size=2, num_generations=2,
-                      max_completion_length=8, max_steps=2, logging_steps=1, report_to=[],
-                      use_cpu=True, save_strategy="no", learning_rate=1e-4, seed=0)
+    settings = dict(output_dir=str(tmp_path), per_device_train_batch_size=2, num_generations=2,
+                    max_completion_length=8, max_steps=2, logging_steps=1, report_to=[],
+                    use_cpu=True, save_strategy="no", learning_rate=1e-4, seed=0)
+    return GRPOConfig(**{**settings, **extra})
+
+
+def library_bias(tokenizer, bias: float) -> dict:
+    """generate()'s sequence_bias towards a reply that opens with a code block including cuBLAS:
+    at the start of a line (the prompt ends with one) the fence is biased by `bias`, and once
+    there, the rest of `#include <cublas.h>` is all but certain. A random model then writes that
+    block in some completions and prose in others (seeded: the same every run), so the service's
+    rewards differ: FORBIDDEN (tiered gaming, -1) against NO_CODE (-0.5)."""
+    newline = tokenizer.encode("\n", add_special_tokens=False)
+    reply = newline + tokenizer.encode("```\n#include <cublas.h>\n", add_special_tokens=False)
+    return {"sequence_bias": {tuple(reply[:k]): (bias if k == 2 else 20.0)
+                              for k in range(2, len(reply) + 1)}}
 
 
 def logged(trainer, name):
@@ -75,16 +89,29 @@ def test_trl_reward_funcs_reach_the_log(service, tiny, tmp_path):
     from ptxbench_client.trl import KernelReward
 
     model, tokenizer = tiny
-    reward = KernelReward(Client(service.url, service.token))
+    seen = []  # (reward, verdict) of every completion scored
+
+    class Recording(KernelReward):
+        def __call__(self, completions, **kwargs):
+            rewards = super().__call__(completions, **kwargs)
+            seen.extend(zip(rewards, [p["verdict"] for p in self.last_parts]))
+            return rewards
+
+    reward = Recording(Client(service.url, service.token))
     rows = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Write {TASK}."}],
                                "task": TASK}] * 4)
+    args = grpo_args(tmp_path, generation_kwargs=library_bias(tokenizer, 6.0),
+                     max_completion_length=16)
     trainer = GRPOTrainer(model=model, processing_class=tokenizer, reward_funcs=[reward],
-                          args=grpo_args(tmp_path), train_dataset=rows)
+                          args=args, train_dataset=rows)
     trainer.train()
     means = logged(trainer, "rewards/ptxbench/mean")
     assert len(means) == 2, trainer.state.log_history
-    assert means == [-0.5, -0.5]  # a random model writes no code block: NO_CODE, tiered -0.5
-    assert reward.last_parts and reward.last_parts[0]["verdict"] == "NO_CODE"
+    assert len(seen) == 4, seen  # two steps of one prompt and two generations
+    # The trainer logs the mean of what the service scored: the rewards are not one constant.
+    assert means == pytest.approx([(seen[0][0] + seen[1][0]) / 2, (seen[2][0] + seen[3][0]) / 2]), (means, seen)
+    assert {v for _, v in seen} == {"NO_CODE", "FORBIDDEN"}, seen
+    assert {r for r, _ in seen} == {-0.5, -1.0}, seen
 
 
 def test_trl_environment_factory_reaches_the_log(service, tiny, tmp_path):
