@@ -9,9 +9,10 @@ Every table with a `card` column is checked row by row:
 - every number of the row's figure columns (all but the first, card, date and record) is found
   in the text of the cited records, to its printed precision ("0.978" matches 0.97752).
 
-A row that fails is named with what is wrong. Sample grids and runs name core tasks correctly:
-every task a sample's `tasks:` lists exists, and a sample whose comment speaks of core tasks lists
-only core tasks (the five, where it says "the five").
+A row that fails is named with what is wrong. Sample grids and runs (the YAML files of examples/
+and the training package, and the ```yaml blocks of README.md and docs/) name core tasks
+correctly: every task a sample's `tasks:` lists exists, and a sample whose comment speaks of
+core tasks lists only core tasks (the five, where it says "the five").
 
 Usage: python3 results_records_test.py SOURCE_DIR (the repository root)
 """
@@ -161,8 +162,8 @@ def task_suite(tasks_dir):
     return suite
 
 
-def sample_problems(sample, suite):
-    text = sample.read_text()
+def sample_problems(sample, suite, text=None):
+    text = sample.read_text() if text is None else text
     comments = " ".join(l for l in text.splitlines() if l.lstrip().startswith("#")).lower()
     core = {n for n, is_core in suite.items() if is_core}
     problems = []
@@ -188,10 +189,21 @@ def sample_problems(sample, suite):
 
 
 def samples(root):
+    """[(name, text)]: the sample YAML files, and each ```yaml block of README.md and docs/."""
     found = []
     for folder in ("examples", "python/ptxbench_train/grids",
                    "python/ptxbench_train/src/ptxbench_train/recipes"):
-        found += sorted((root / folder).rglob("*.yaml"))
+        found += [(p, p.read_text()) for p in sorted((root / folder).rglob("*.yaml"))]
+    for page in [root / "README.md"] + sorted((root / "docs").glob("*.md")):
+        block, start = None, 0
+        for number, line in enumerate(page.read_text().splitlines(), 1):
+            if block is None and re.match(r"^```ya?ml\s*$", line):
+                block, start = [], number
+            elif block is not None and re.match(r"^```\s*$", line):
+                found.append((Path(f"{page}:{start}"), "\n".join(block) + "\n"))
+                block = None
+            elif block is not None:
+                block.append(line)
     return found
 
 
@@ -249,8 +261,8 @@ class Repository(unittest.TestCase):
     def test_samples_name_core_tasks_correctly(self):
         suite = task_suite(self.root / "tasks")
         problems = []
-        for sample in samples(self.root):
-            problems += sample_problems(sample, suite)
+        for sample, text in samples(self.root):
+            problems += sample_problems(sample, suite, text)
         self.assertFalse(problems, "\n" + "\n".join(problems))
 
 
