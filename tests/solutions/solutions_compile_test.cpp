@@ -118,7 +118,10 @@ TEST_F(CompiledSolutions, ExpertSolutionsHoldEveryRequestedFamilyStatically) {
         EXPECT_GT(module->family_count(family), 0) << name << " lacks " << family;
       }
     } else {
-      for (const char* family : {"UTCMMA", "UTCBAR", "TMEM"}) {
+      // The MMA in either form (UTCQMMA for FP8), its commit and tensor memory.
+      EXPECT_GT(module->family_count("UTCMMA") + module->family_count("UTCQMMA"), 0)
+          << name << " lacks a tcgen05.mma";
+      for (const char* family : {"UTCBAR", "TMEM"}) {
         EXPECT_GT(module->family_count(family), 0) << name << " lacks " << family;
       }
     }

@@ -124,6 +124,7 @@ TEST(Solutions, CoverTheControlsTheBenchmarkNeeds) {
   // FP8 GEMM and decode attention: the experts and a control per mistake the tasks are for.
   EXPECT_EQ(expect["hopper/gemm_fp8_nt_warp_specialized"], "PASSED");
   EXPECT_EQ(expect["simple/gemm_fp8_wgmma"], "PASSED");
+  EXPECT_EQ(expect["blackwell/gemm_fp8_nt_tcgen05"], "NOT_RUN");
   EXPECT_EQ(expect["broken/gemm_fp8_cast_to_bf16"], "INSTRUCTIONS_NOT_EXECUTED");
   EXPECT_EQ(expect["broken/gemm_fp8_missing_scale"], "INCORRECT_NUMERICAL");
   EXPECT_EQ(expect["broken/gemm_fp8_unpromoted_accumulation"], "INCORRECT_NUMERICAL");
