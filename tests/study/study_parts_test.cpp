@@ -180,12 +180,29 @@ TEST(StudyComparison, WritesThePageFromTheStepFolders) {
   ASSERT_TRUE(tables);
   const Json json = Json::parse(*tables);
   ASSERT_TRUE(json.is_array());
-  EXPECT_EQ(json.size(), 3u);  // training, metrics, paired tests; no published table
+  EXPECT_EQ(json.size(), 4u);  // training, replies, metrics, paired tests; no published table
   for (const auto& table : json) {
     const std::string name = table.at("name").get<std::string>();
     EXPECT_TRUE(fs::exists(*written / "tables" / (name + ".csv"))) << name;
     EXPECT_TRUE(fs::exists(*written / "tables" / (name + ".json"))) << name;
   }
+  // How far the replies got: turn 1 a COMPILE_ERROR (code, not compiled), turn 2 PASSED.
+  const Json* replies = nullptr;
+  for (const auto& table : json)
+    if (table.at("name") == "replies") replies = &table;
+  ASSERT_NE(replies, nullptr);
+  int checked = 0;
+  for (const auto& row : replies->at("rows")) {
+    if (row.at("model") != "base" || row.at("split") != "train") continue;
+    const int turns = row.at("turns").get<int>();
+    EXPECT_EQ(row.at("with_code_k"), 1) << turns;
+    EXPECT_EQ(row.at("compiled_k"), turns == 1 ? 0 : 1) << turns;
+    EXPECT_EQ(row.at("static_verified_k"), turns == 1 ? 0 : 1) << turns;
+    EXPECT_EQ(row.at("with_code_n"), 1) << turns;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 8);  // turn limits 1 to 8 (the grid's turns); from 2 on, turn 2's state
+  EXPECT_NE(markdown->find("How far the replies got"), std::string::npos);
   EXPECT_TRUE(fs::exists(*written / "comparison.html"));
 }
 
