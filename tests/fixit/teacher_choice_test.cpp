@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <set>
+
 #include "ptxbench/agent/solution_catalog.hpp"
+#include "ptxbench/fixit/replay_teacher.hpp"
 
 namespace ptxbench::fixit {
 namespace {
@@ -35,6 +39,24 @@ TEST(TeacherChoice, ReplayTakesTheGivenOrTheBuiltInSolutions) {
   auto built_in = teacher_choice({.kind = "replay"});
   ASSERT_TRUE(built_in);
   EXPECT_EQ(built_in->replay_solutions, agent::default_solutions_dir().string());
+}
+
+// The replay teacher repairs whatever is mined from the shipped broken controls: each has a
+// repair and an explanation in solutions/fixit/catalog.json.
+TEST(TeacherChoice, TheReplayCatalogCoversEveryShippedBrokenControl) {
+  const auto solutions = agent::default_solutions_dir();
+  auto catalog = load_replay_catalog(solutions);
+  ASSERT_TRUE(catalog) << catalog.error().message;
+  std::set<std::string> covered;
+  for (const auto& entry : *catalog) covered.insert(entry.broken.filename().string());
+  int controls = 0;
+  for (const auto& file : std::filesystem::directory_iterator(solutions / "broken")) {
+    if (file.path().extension() != ".cu") continue;
+    ++controls;
+    EXPECT_TRUE(covered.contains(file.path().filename().string()))
+        << file.path() << " has no entry in fixit/catalog.json";
+  }
+  EXPECT_GT(controls, 0);
 }
 
 TEST(TeacherChoice, AConfigFileIsPassedOn) {
